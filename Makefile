@@ -1,0 +1,46 @@
+# Every target sets itself up from a fresh clone: python3 and node/npm are all it needs.
+# Stamp files inside .venv/, node_modules/ and static/vendor/ make a second run skip the installs
+# until pyproject.toml, requirements.lock or package-lock.json change.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PY_STAMP := $(VENV)/.installed
+NPM_STAMP := node_modules/.installed
+VENDOR_STAMP := static/vendor/.installed
+# Files from npm packages that the pages load, served as /static/vendor/<file name>.
+VENDOR_FILES := node_modules/htmx.org/dist/htmx.min.js
+PIP := $(BIN)/python -m pip --disable-pip-version-check --quiet
+
+.PHONY: run test lint bench setup
+
+run: setup
+	$(BIN)/precision-lab serve
+
+test: setup
+	$(BIN)/pytest tests $(PYTEST_ARGS)
+
+lint: $(PY_STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+bench: $(PY_STAMP)
+	$(BIN)/python -m bench
+
+setup: $(PY_STAMP) $(VENDOR_STAMP)
+
+$(PY_STAMP): pyproject.toml requirements.lock
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -r requirements.lock
+	$(PIP) install --no-deps -e .
+	touch $@
+
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+$(VENDOR_STAMP): $(NPM_STAMP) Makefile
+	rm -rf static/vendor
+	mkdir -p static/vendor
+	cp $(VENDOR_FILES) static/vendor/
+	touch $@

@@ -1,0 +1,36 @@
+"""The formats core: registry, exact codec, rounding, input parsing, vector and block quantisers.
+
+Imports numpy, ml_dtypes and the standard library only; never the web layer.
+"""
+
+from app.formats.codec import Encoding, NotScalarError, Rounded, decode, encode, next_down, next_up, ulp
+from app.formats.exact import Real, decimal
+from app.formats.parse import InputError, RawBits, parse_bits, parse_number, parse_value
+from app.formats.registry import FORMATS, SCALAR_FORMATS, UnknownFormatError, get_format
+from app.formats.rounding import OVERFLOW_POLICIES, ROUNDINGS
+from app.formats.spec import FormatSpec
+
+__all__ = [
+    "FORMATS",
+    "OVERFLOW_POLICIES",
+    "ROUNDINGS",
+    "SCALAR_FORMATS",
+    "Encoding",
+    "FormatSpec",
+    "InputError",
+    "NotScalarError",
+    "RawBits",
+    "Real",
+    "Rounded",
+    "UnknownFormatError",
+    "decimal",
+    "decode",
+    "encode",
+    "get_format",
+    "next_down",
+    "next_up",
+    "parse_bits",
+    "parse_number",
+    "parse_value",
+    "ulp",
+]

@@ -1,0 +1,370 @@
+"""The exact codec: bit pattern <-> exact value, for every scalar format in the registry.
+
+Works on integers and Fractions only. ml_dtypes is the reference it is tested against, and its
+behaviour is what `format_default` means (overflow to inf, to NaN, or saturation, by format).
+"""
+
+from __future__ import annotations
+
+import bisect
+import random
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache
+from typing import Literal
+
+from app.formats.exact import Real
+from app.formats.rounding import magnitude_rounds_up, rounds_toward_zero
+from app.formats.spec import FormatSpec, pow2
+
+ValueClass = Literal["zero", "subnormal", "normal", "inf", "nan"]
+
+
+class NotScalarError(ValueError):
+    """A block format asked to encode or decode one value on its own."""
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """One bit pattern of one format and the exact value it holds."""
+
+    format: FormatSpec
+    bits: int
+    value: Real
+    cls: ValueClass
+
+    @property
+    def hex(self) -> str:
+        return f"0x{self.bits:0{(self.format.bits + 3) // 4}x}"
+
+    @property
+    def binary(self) -> str:
+        return f"{self.bits:0{self.format.bits}b}"
+
+    @property
+    def sign(self) -> int | None:
+        """The sign bit, for formats that have one."""
+        spec = self.format
+        if spec.kind == "codebook" or not spec.signed:
+            return None
+        return (self.bits >> (spec.bits - 1)) & 1
+
+    @property
+    def exponent_field(self) -> int | None:
+        spec = self.format
+        if spec.kind != "float":
+            return None
+        return (self.bits >> spec.mantissa_bits) & ((1 << spec.exponent_bits) - 1)
+
+    @property
+    def mantissa_field(self) -> int | None:
+        spec = self.format
+        if spec.kind != "float":
+            return None
+        return self.bits & ((1 << spec.mantissa_bits) - 1)
+
+    @property
+    def exponent(self) -> int | None:
+        """The unbiased exponent of a finite nonzero float (emin for subnormals)."""
+        if self.format.kind != "float" or self.cls not in ("normal", "subnormal"):
+            return None
+        return self.format.emin if self.cls == "subnormal" else (self.exponent_field or 0) - self.format.bias
+
+    @property
+    def significand(self) -> Fraction | None:
+        """1.m for normal numbers, 0.m for subnormals: value = (-1)^sign × 2^exponent × significand."""
+        if self.exponent is None:
+            return None
+        lead = 1 if self.cls == "normal" else 0
+        return lead + Fraction(self.mantissa_field or 0, 1 << self.format.mantissa_bits)
+
+    @property
+    def significand_binary(self) -> str | None:
+        if self.exponent is None:
+            return None
+        m = self.format.mantissa_bits
+        lead = "1" if self.cls == "normal" else "0"
+        return lead + ("." + f"{self.mantissa_field:0{m}b}" if m else "")
+
+
+@dataclass(frozen=True)
+class Rounded:
+    """The result of storing an input in a format."""
+
+    encoding: Encoding
+    input: Real
+    overflowed: bool
+    underflowed: bool
+    note: str | None = None
+
+    @property
+    def error(self) -> Real:
+        """stored − input, exactly (inf or NaN where the difference is not finite)."""
+        stored, given = self.encoding.value, self.input
+        if stored.kind == "nan" or given.kind == "nan":
+            return Real.nan()
+        if stored.kind == "inf":
+            return Real.of(0) if given == stored else Real.inf(stored.negative)
+        if given.kind == "inf":
+            return Real.inf(not given.negative)
+        return Real.of(stored.fraction - given.fraction)
+
+    @property
+    def rel_error(self) -> float | None:
+        """error / |input| as a float, where both are finite and the input is not zero."""
+        error, given = self.error, self.input
+        if not error.is_finite or not given.is_finite or given.is_zero:
+            return None
+        return Real.of(error.fraction / given.magnitude).to_float()
+
+
+def _check_scalar(spec: FormatSpec) -> None:
+    if spec.kind == "block":
+        raise NotScalarError(
+            f"{spec.id} is a block format: its values share a scale, so quantise a whole vector "
+            "with POST /api/blocks/quantize instead."
+        )
+
+
+# -- decoding -----------------------------------------------------------------------------------
+
+
+def decode(spec: FormatSpec, bits: int) -> Encoding:
+    """The value and class of one bit pattern."""
+    _check_scalar(spec)
+    if not 0 <= bits < 1 << spec.bits:
+        raise ValueError(f"{bits} is not a {spec.bits}-bit pattern")
+    if spec.kind == "int":
+        value = bits - (1 << spec.bits) if spec.signed and bits >> (spec.bits - 1) else bits
+        return Encoding(spec, bits, Real.of(value), "zero" if value == 0 else "normal")
+    if spec.kind == "codebook":
+        code_value = _codebook(spec)[bits]
+        return Encoding(spec, bits, Real.of(code_value), "zero" if code_value == 0 else "normal")
+    return _decode_float(spec, bits)
+
+
+def _decode_float(spec: FormatSpec, bits: int) -> Encoding:
+    m, top = spec.mantissa_bits, (1 << spec.exponent_bits) - 1
+    negative = spec.signed and bool(bits >> (spec.bits - 1))
+    ef, mf = (bits >> m) & top, bits & ((1 << m) - 1)
+    style = spec.nan_style
+    if style == "ieee" and ef == top:
+        return Encoding(spec, bits, Real.nan(negative) if mf else Real.inf(negative), "nan" if mf else "inf")
+    if (
+        (style == "fn" and ef == top and mf == (1 << m) - 1)
+        or (style == "fnuz" and bits == 1 << (spec.bits - 1))
+        or (style == "e8m0" and bits == (1 << spec.bits) - 1)
+    ):
+        return Encoding(spec, bits, Real.nan(negative and style == "fn"), "nan")
+    if spec.has_subnormals and ef == 0:
+        if mf == 0:
+            return Encoding(spec, bits, Real(negative), "zero")
+        return Encoding(spec, bits, Real(negative, mf * pow2(spec.emin - m)), "subnormal")
+    return Encoding(spec, bits, Real(negative, ((1 << m) + mf) * pow2(ef - spec.bias - m)), "normal")
+
+
+@cache
+def _codebook(spec: FormatSpec) -> tuple[Fraction, ...]:
+    return tuple(Fraction(v) for v in spec.codebook)
+
+
+# -- encoding -----------------------------------------------------------------------------------
+
+
+def encode(
+    spec: FormatSpec, x: Real, rounding: str = "nearest_even", overflow: str = "format_default",
+    seed: int | None = None,
+) -> Rounded:
+    """Store x in the format: round by `rounding`, then handle overflow by `overflow`."""
+    _check_scalar(spec)
+    rng = random.Random(seed) if rounding == "stochastic" else None
+    saturate = overflow == "saturate"
+    if spec.kind == "int":
+        return _encode_int(spec, x, rounding, saturate, rng)
+    if spec.kind == "codebook":
+        return _encode_codebook(spec, x, rounding, rng)
+    return _encode_float(spec, x, rounding, saturate, rng)
+
+
+def _float_bits(spec: FormatSpec, negative: bool, exponent_field: int, mantissa_field: int) -> int:
+    sign = (1 << (spec.bits - 1)) if negative and spec.signed else 0
+    return sign | exponent_field << spec.mantissa_bits | mantissa_field
+
+
+def _max_bits(spec: FormatSpec, negative: bool) -> int:
+    return _float_bits(spec, negative, spec.max_exponent_field, spec.max_mantissa_field)
+
+
+def _nan_bits(spec: FormatSpec, negative: bool) -> int:
+    m, top = spec.mantissa_bits, (1 << spec.exponent_bits) - 1
+    if spec.nan_style == "ieee":
+        return _float_bits(spec, negative, top, 1 << (m - 1))
+    if spec.nan_style == "fn":
+        return _float_bits(spec, negative, top, (1 << m) - 1)
+    if spec.nan_style == "fnuz":
+        return 1 << (spec.bits - 1)
+    return (1 << spec.bits) - 1  # e8m0
+
+
+def _encode_float(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: random.Random | None) -> Rounded:
+    neg = x.negative
+    if x.kind == "nan":
+        if spec.nan_style == "none":
+            # ml_dtypes stores NaN in FP6/FP4 as a zero with the NaN's sign bit flipped
+            return Rounded(decode(spec, _float_bits(spec, not neg, 0, 0)), x, False, False,
+                           f"{spec.name} has no NaN; ml_dtypes stores NaN as a zero.")
+        return Rounded(decode(spec, _nan_bits(spec, neg)), x, False, False)
+    if spec.nan_style == "e8m0" and (neg or x.is_zero):
+        why = "zero" if x.is_zero else "negative values"
+        return Rounded(decode(spec, _nan_bits(spec, neg)), x, False, False,
+                       f"{spec.name} has no sign and no zero, so {why} become NaN.")
+    if x.kind == "inf":
+        if spec.has_inf and not saturate:
+            return Rounded(decode(spec, _float_bits(spec, neg, (1 << spec.exponent_bits) - 1, 0)), x, False, False)
+        if spec.overflow_default == "nan" and not saturate:
+            return Rounded(decode(spec, _nan_bits(spec, neg)), x, False, False,
+                           f"{spec.name} has no infinity; ml_dtypes stores it as NaN.")
+        return Rounded(decode(spec, _max_bits(spec, neg)), x, False, False,
+                       "Infinity is stored as the largest finite value (saturation).")
+    if x.is_zero:
+        return Rounded(decode(spec, _float_bits(spec, neg and spec.has_negative_zero, 0, 0)), x, False, False)
+
+    m, a = spec.mantissa_bits, x.magnitude
+    num, den = a.numerator, a.denominator
+    e = num.bit_length() - den.bit_length()
+    if (num << -e if e < 0 else num) < (den << e if e > 0 else den):
+        e -= 1  # now 2^e <= a < 2^(e+1)
+    e_eff = max(e, spec.emin)
+    shift = m - e_eff  # a × 2^shift = n + r/q, and the stored value is n × 2^(e_eff − m)
+    p, q = (num << shift, den) if shift >= 0 else (num, den << -shift)
+    n, r = divmod(p, q)
+    if r and magnitude_rounds_up(mode, neg, r, q, n % 2 == 0, rng):
+        n += 1
+
+    if e_eff > spec.emax or (e_eff == spec.emax and n > (1 << m) + spec.max_mantissa_field):
+        if saturate or rounds_toward_zero(mode, neg) or spec.overflow_default == "saturate":
+            return Rounded(decode(spec, _max_bits(spec, neg)), x, True, False,
+                           f"Beyond the largest finite value {spec.max}: stored as ±max (saturation).")
+        if spec.overflow_default == "inf":
+            return Rounded(decode(spec, _float_bits(spec, neg, (1 << spec.exponent_bits) - 1, 0)), x, True,
+                           False, "Beyond the largest finite value: overflow to infinity.")
+        return Rounded(decode(spec, _nan_bits(spec, neg)), x, True, False,
+                       f"{spec.name} has no infinity, so overflow gives NaN (choose saturate to keep ±max).")
+    if n == 0:
+        if not spec.has_zero:
+            return Rounded(decode(spec, 0), x, False, True,
+                           f"{spec.name} has no zero: values below its smallest are stored as that smallest.")
+        return Rounded(decode(spec, _float_bits(spec, neg and spec.has_negative_zero, 0, 0)), x, False, True,
+                       "Too small for this format: flushed to zero (underflow).")
+    if n >> (m + 1):
+        n, e_eff = n >> 1, e_eff + 1  # rounding carried into the next binade
+    normal = n >> m  # else a subnormal, whose exponent field is 0
+    bits = _float_bits(spec, neg, e_eff + spec.bias, n - (1 << m)) if normal else _float_bits(spec, neg, 0, n)
+    return Rounded(decode(spec, bits), x, False, False)
+
+
+def _int_limits(spec: FormatSpec) -> tuple[int, int]:
+    return int(spec.lowest), int(spec.max)
+
+
+def _encode_int(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: random.Random | None) -> Rounded:
+    lo, hi = _int_limits(spec)
+    if x.kind == "nan":
+        return Rounded(decode(spec, 0), x, False, False, "Integers have no NaN; stored as 0.")
+    if x.kind == "inf":
+        v = lo if x.negative else hi
+        return Rounded(decode(spec, v & ((1 << spec.bits) - 1)), x, False, False,
+                       "Integers have no infinity; stored as the nearest end of the range.")
+    n, r = divmod(x.magnitude.numerator, x.magnitude.denominator)
+    if r and magnitude_rounds_up(mode, x.negative, r, x.magnitude.denominator, n % 2 == 0, rng):
+        n += 1
+    v = -n if x.negative else n
+    overflowed = not lo <= v <= hi
+    note = None
+    if overflowed:
+        if saturate:
+            v, note = min(max(v, lo), hi), f"Outside {lo}..{hi}: clamped to the range (saturation)."
+        else:
+            v = (v - lo) % (1 << spec.bits) + lo
+            note = f"Outside {lo}..{hi}: wrapped around modulo 2^{spec.bits}, as an integer cast does."
+    underflowed = v == 0 and not x.is_zero
+    return Rounded(decode(spec, v & ((1 << spec.bits) - 1)), x, overflowed, underflowed, note)
+
+
+def _encode_codebook(spec: FormatSpec, x: Real, mode: str, rng: random.Random | None) -> Rounded:
+    values = _codebook(spec)
+    if x.kind == "nan":
+        return Rounded(decode(spec, values.index(Fraction(0))), x, False, False,
+                       f"{spec.name} has no NaN; stored as 0.")
+    if x.kind == "inf" or not values[0] <= x.fraction <= values[-1]:
+        code = 0 if x.negative else len(values) - 1
+        return Rounded(decode(spec, code), x, x.is_finite, False,
+                       f"Outside [{values[0]}, {values[-1]}]: clamped to the nearest end of the codebook.")
+    v = x.fraction
+    i = bisect.bisect_right(values, v) - 1
+    if values[i] == v:
+        return Rounded(decode(spec, i), x, False, False)
+    # v lies strictly between values[i] and values[i + 1], which are on the same side of zero
+    inner, outer = (i, i + 1) if values[i] >= 0 else (i + 1, i)
+    frac = (abs(v) - abs(values[inner])) / (abs(values[outer]) - abs(values[inner]))
+    up = magnitude_rounds_up(mode, x.negative, frac.numerator, frac.denominator, inner % 2 == 0, rng)
+    code = outer if up else inner
+    return Rounded(decode(spec, code), x, False, values[code] == 0)
+
+
+# -- neighbours ---------------------------------------------------------------------------------
+
+
+def next_up(enc: Encoding) -> Encoding | None:
+    """The next larger value the format holds (IEEE nextUp), or None at the top."""
+    return _step(enc, up=True)
+
+
+def next_down(enc: Encoding) -> Encoding | None:
+    """The next smaller value the format holds (IEEE nextDown), or None at the bottom."""
+    return _step(enc, up=False)
+
+
+def _step(enc: Encoding, up: bool) -> Encoding | None:
+    spec, v = enc.format, enc.value
+    if v.kind == "nan":
+        return None
+    if spec.kind == "int":
+        lo, hi = _int_limits(spec)
+        target = int(v.fraction) + (1 if up else -1)
+        return decode(spec, target & ((1 << spec.bits) - 1)) if lo <= target <= hi else None
+    if spec.kind == "codebook":
+        target = enc.bits + (1 if up else -1)
+        return decode(spec, target) if 0 <= target < len(spec.codebook) else None
+    if v.kind == "inf":
+        return decode(spec, _max_bits(spec, v.negative)) if v.negative == up else None
+    if spec.nan_style == "e8m0":
+        target = enc.bits + (1 if up else -1)
+        return decode(spec, target) if 0 <= target <= _max_bits(spec, False) else None
+    sign_bit = 1 << (spec.bits - 1)
+    magnitude = enc.bits & (sign_bit - 1)
+    away_from_zero = v.is_zero or v.negative != up  # the step grows the magnitude
+    if away_from_zero:
+        negative = not up
+        if v.magnitude == spec.max:
+            return decode(spec, _float_bits(spec, negative, (1 << spec.exponent_bits) - 1, 0)) if spec.has_inf else None
+        return decode(spec, (sign_bit if negative else 0) | (magnitude + 1))
+    if magnitude == 1:
+        return decode(spec, sign_bit if v.negative and spec.has_negative_zero else 0)
+    return decode(spec, (enc.bits & sign_bit) | (magnitude - 1))
+
+
+def ulp(enc: Encoding) -> Fraction | None:
+    """The gap from this value to the next one of larger magnitude (unit in the last place)."""
+    spec, v = enc.format, enc.value
+    if not v.is_finite:
+        return None
+    if spec.kind == "int":
+        return Fraction(1)
+    if spec.kind == "codebook":
+        nxt = _step(enc, up=not v.negative) or _step(enc, up=v.negative)
+        return abs(nxt.value.fraction - v.fraction) if nxt and nxt.value.is_finite else None
+    if v.is_zero:
+        return spec.min_positive
+    e = enc.exponent if enc.exponent is not None else spec.emin
+    return pow2(e - spec.mantissa_bits)

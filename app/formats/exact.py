@@ -1,0 +1,155 @@
+"""Exact real values (with signed zero, inf and NaN) and their exact decimal strings."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal
+
+# Past this many significant digits a decimal is shown rounded, and said to be.
+MAX_EXACT_DIGITS = 1200
+ROUNDED_DIGITS = 40
+
+_LOG10_2 = math.log10(2)
+
+
+@dataclass(frozen=True)
+class Real:
+    """An extended real: a finite exact value with its sign (so -0 exists), inf or NaN."""
+
+    negative: bool
+    magnitude: Fraction = Fraction(0)
+    kind: Literal["finite", "inf", "nan"] = "finite"
+
+    @classmethod
+    def of(cls, value: Fraction | int) -> Real:
+        value = Fraction(value)
+        return cls(value < 0, abs(value))
+
+    @classmethod
+    def inf(cls, negative: bool = False) -> Real:
+        return cls(negative, Fraction(0), "inf")
+
+    @classmethod
+    def nan(cls, negative: bool = False) -> Real:
+        return cls(negative, Fraction(0), "nan")
+
+    @property
+    def is_finite(self) -> bool:
+        return self.kind == "finite"
+
+    @property
+    def is_zero(self) -> bool:
+        return self.kind == "finite" and self.magnitude == 0
+
+    @property
+    def fraction(self) -> Fraction:
+        """The signed exact value; only for finite values."""
+        if self.kind != "finite":
+            raise ValueError(f"{self.kind} has no exact value")
+        return -self.magnitude if self.negative else self.magnitude
+
+    def to_float(self) -> float:
+        """The nearest float64 (inf past its range); for charts and relative sizes only."""
+        if self.kind == "nan":
+            return math.nan
+        if self.kind == "inf":
+            return -math.inf if self.negative else math.inf
+        return -_magnitude_float(self.magnitude) if self.negative else _magnitude_float(self.magnitude)
+
+    def exact_string(self) -> str:
+        """Exact decimal when it has at most MAX_EXACT_DIGITS digits, else rounded (see is_exact_decimal)."""
+        if self.kind == "nan":
+            return "nan"
+        if self.kind == "inf":
+            return "-inf" if self.negative else "inf"
+        text = decimal_string(self.magnitude)
+        return "-" + text if self.negative else text
+
+
+def _magnitude_float(x: Fraction) -> float:
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf
+
+
+def _twos_and_fives(den: int) -> tuple[int, int] | None:
+    """(a, b) with den == 2^a 5^b, or None when den has another prime factor (no finite decimal)."""
+    twos = (den & -den).bit_length() - 1
+    rest = den >> twos
+    guess = round((rest.bit_length() - 1) / math.log2(5))
+    for fives in (guess - 1, guess, guess + 1):
+        if fives >= 0 and 5**fives == rest:
+            return twos, fives
+    return None
+
+
+def _significant_digits_bound(x: Fraction, twos: int, fives: int) -> int:
+    """An upper bound of the digits of x * 10^max(twos, fives), the integer of a terminating x > 0."""
+    return int((x.numerator.bit_length() - x.denominator.bit_length()) * _LOG10_2) + max(twos, fives) + 2
+
+
+def decimal(x: Fraction) -> tuple[str, bool]:
+    """x >= 0 as a decimal, and whether that decimal is exact.
+
+    Exact when it terminates within MAX_EXACT_DIGITS digits, else rounded to ROUNDED_DIGITS.
+    Plain notation from 1e-6 up to 1e21, scientific beyond (as JavaScript prints numbers);
+    either way float() reads it back.
+    """
+    if x == 0:
+        return "0", True
+    factors = _twos_and_fives(x.denominator)
+    if factors and _significant_digits_bound(x, *factors) <= MAX_EXACT_DIGITS:
+        return _layout(*_exact_digits(x, *factors)), True
+    digits, point, exact = _rounded_digits(x, ROUNDED_DIGITS)
+    return _layout(digits, point), exact
+
+
+def decimal_string(x: Fraction) -> str:
+    """decimal(x) without the flag: for values known to be short dyadic rationals."""
+    return decimal(x)[0]
+
+
+def _exact_digits(x: Fraction, twos: int, fives: int) -> tuple[str, int]:
+    """(significant digits, decimal exponent of the last digit) of x > 0 whose denominator is 2^twos 5^fives."""
+    k = max(twos, fives)
+    n = x.numerator * (2 ** (k - twos)) * (5 ** (k - fives))  # x = n / 10^k
+    digits = str(n)
+    stripped = digits.rstrip("0")
+    return stripped, (len(digits) - len(stripped)) - k
+
+
+def _rounded_digits(x: Fraction, count: int) -> tuple[str, int, bool]:
+    """The first `count` significant digits of x > 0 rounded half-even, the exponent of the last, and
+    whether nothing was lost. Integer arithmetic only: x may have hundreds of thousands of digits."""
+    num, den = x.numerator, x.denominator
+    exp10 = int(math.floor((num.bit_length() - den.bit_length()) * _LOG10_2))
+    while True:
+        shift = count - 1 - exp10  # x * 10^shift has `count` digits before the point
+        top, bottom = (num * 10**shift, den) if shift >= 0 else (num, den * 10**-shift)
+        n, remainder = divmod(top, bottom)
+        if n >= 10**count:
+            exp10 += 1
+        elif n < 10 ** (count - 1):
+            exp10 -= 1
+        else:
+            break
+    if 2 * remainder > bottom or (2 * remainder == bottom and n % 2):
+        n += 1
+    digits = str(n).rstrip("0") or "0"
+    return digits, -shift + (len(str(n)) - len(digits)), remainder == 0
+
+
+def _layout(digits: str, point: int) -> str:
+    """Place the decimal point: value = int(digits) * 10^point."""
+    exp10 = point + len(digits) - 1  # exponent of the leading digit
+    if -7 < exp10 < 21:
+        if point >= 0:
+            return digits + "0" * point
+        if exp10 >= 0:
+            return digits[: exp10 + 1] + "." + digits[exp10 + 1 :]
+        return "0." + "0" * (-exp10 - 1) + digits
+    mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+    return f"{mantissa}e{'+' if exp10 >= 0 else '-'}{abs(exp10)}"

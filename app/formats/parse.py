@@ -1,0 +1,144 @@
+"""Reading what a person types: values (decimal, hex float, fraction, inf, nan) and raw bit patterns."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from app.formats.exact import Real
+from app.formats.spec import FormatSpec
+
+MAX_INPUT_LENGTH = 1100  # room for the exact decimal of the smallest float64 subnormal, and more
+MAX_DECIMAL_EXPONENT = 100_000
+MAX_BINARY_EXPONENT = 400_000
+
+ACCEPTED = (
+    "decimals (0.1, -2.5e-3), hex floats (0x1.8p-3), fractions (1/3), inf, -inf, nan, -0, "
+    "and raw bits (0x3c00 or 0b0011110000000000)"
+)
+
+_F = re.ASCII | re.IGNORECASE
+_DECIMAL = r"(?P<int{n}>[0-9]+)?(?:\.(?P<frac{n}>[0-9]*))?(?:e(?P<exp{n}>[+-]?[0-9]+))?"
+_SPECIAL = re.compile(r"(?P<sign>[+-]?)(?P<word>inf|infinity|nan)", _F)
+_NUMBER = re.compile(r"(?P<sign>[+-]?)" + _DECIMAL.format(n=""), _F)
+_FRACTION = re.compile(
+    r"(?P<sign>[+-]?)" + _DECIMAL.format(n="") + r"\s*/\s*(?P<dsign>[+-]?)" + _DECIMAL.format(n="_d"), _F
+)
+_HEX_FLOAT = re.compile(r"(?P<sign>[+-]?)0x(?P<int>[0-9a-f]*)(?:\.(?P<frac>[0-9a-f]*))?p(?P<exp>[+-]?[0-9]+)", _F)
+# underscores group digits, so a pattern needs at least one digit besides them
+_RAW_HEX = re.compile(r"0x(?P<digits>_*[0-9a-f][0-9a-f_]*)", _F)
+_RAW_BIN = re.compile(r"0b(?P<digits>_*[01][01_]*)", _F)
+_RAW_DEC = re.compile(r"(?P<digits>_*[0-9][0-9_]*)", _F)
+
+
+class InputError(ValueError):
+    """Input that cannot be read; the message is a sentence a person can act on."""
+
+
+@dataclass(frozen=True)
+class RawBits:
+    """A bit pattern typed where a value was expected (0x3c00, 0b0011…)."""
+
+    pattern: int
+    text: str
+
+
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:40] + "…")
+
+
+def _clean(text: str) -> str:
+    if len(text) > MAX_INPUT_LENGTH:
+        raise InputError(f"The input is {len(text)} characters long; at most {MAX_INPUT_LENGTH} are accepted.")
+    text = text.strip().replace("\u2212", "-")  # accept the typographic minus sign
+    if not text:
+        raise InputError(f"The input is empty; type a number. Accepted: {ACCEPTED}.")
+    return text
+
+
+def _decimal(match: re.Match[str], n: str = "") -> Fraction:
+    whole, frac, exp = match.group("int" + n), match.group("frac" + n), match.group("exp" + n)
+    if not whole and not frac:
+        raise InputError("A number needs at least one digit.")
+    exponent = int(exp) if exp else 0
+    if abs(exponent) > MAX_DECIMAL_EXPONENT:
+        raise InputError(
+            f"The exponent {exponent} is out of range; decimal exponents from -{MAX_DECIMAL_EXPONENT} "
+            f"to {MAX_DECIMAL_EXPONENT} are accepted (far beyond every format here)."
+        )
+    digits = int((whole or "") + (frac or "") or "0")
+    exponent -= len(frac or "")
+    return Fraction(digits * 10**exponent) if exponent >= 0 else Fraction(digits, 10**-exponent)
+
+
+def parse_value(text: str) -> Real | RawBits:
+    """Read a value as a person types it; raw bit patterns come back as RawBits."""
+    text = _clean(text)
+    if m := _SPECIAL.fullmatch(text):
+        negative = m.group("sign") == "-"
+        return Real.nan(negative) if m.group("word").lower() == "nan" else Real.inf(negative)
+    if m := _RAW_HEX.fullmatch(text):
+        return RawBits(int(m.group("digits").replace("_", ""), 16), text)
+    if m := _RAW_BIN.fullmatch(text):
+        return RawBits(int(m.group("digits").replace("_", ""), 2), text)
+    if m := _HEX_FLOAT.fullmatch(text):
+        return _hex_float(m)
+    if m := _NUMBER.fullmatch(text):
+        value = _decimal(m)
+        return Real(m.group("sign") == "-", value)
+    if m := _FRACTION.fullmatch(text):
+        num, den = _decimal(m), _decimal(m, "_d")
+        if den == 0:
+            raise InputError(f"{_shown(text)} divides by zero; the denominator must not be 0.")
+        negative = (m.group("sign") == "-") != (m.group("dsign") == "-")
+        return Real(negative and num != 0, num / den) if num != 0 else Real(negative, Fraction(0))
+    raise InputError(f"Could not read {_shown(text)} as a number. Accepted: {ACCEPTED}.")
+
+
+def _hex_float(m: re.Match[str]) -> Real:
+    whole, frac, exp = m.group("int"), m.group("frac") or "", int(m.group("exp"))
+    if not whole and not frac:
+        raise InputError("A hex float needs at least one hex digit, as in 0x1.8p-3.")
+    if abs(exp) > MAX_BINARY_EXPONENT:
+        raise InputError(
+            f"The binary exponent p{exp} is out of range; from p-{MAX_BINARY_EXPONENT} "
+            f"to p{MAX_BINARY_EXPONENT} are accepted."
+        )
+    mantissa = int((whole or "") + frac or "0", 16)
+    exp -= 4 * len(frac)
+    value = Fraction(mantissa << exp) if exp >= 0 else Fraction(mantissa, 1 << -exp)
+    return Real(m.group("sign") == "-", value)
+
+
+def parse_number(text: str) -> Real:
+    """Read a value; a raw bit pattern is refused with a sentence that says how to write a value."""
+    parsed = parse_value(text)
+    if isinstance(parsed, RawBits):
+        raise InputError(
+            f"{_shown(parsed.text)} is a raw bit pattern, not a value; to give a value in hex write a hex "
+            "float such as 0x1.8p-3, or decode the pattern in one format instead."
+        )
+    return parsed
+
+
+def parse_bits(text: str, spec: FormatSpec) -> int:
+    """Read a bit pattern (0x…, 0b… or a decimal integer) that must fit the format's width."""
+    text = _clean(text)
+    if m := _RAW_HEX.fullmatch(text):
+        pattern = int(m.group("digits").replace("_", ""), 16)
+    elif m := _RAW_BIN.fullmatch(text):
+        pattern = int(m.group("digits").replace("_", ""), 2)
+    elif m := _RAW_DEC.fullmatch(text):
+        pattern = int(m.group("digits").replace("_", ""))
+    else:
+        raise InputError(
+            f"Could not read {_shown(text)} as a bit pattern; write it in hex (0x3c00), binary (0b0011…) "
+            "or as a non-negative decimal integer."
+        )
+    if pattern >> spec.bits:
+        raise InputError(
+            f"The pattern {_shown(text)} is wider than {spec.id}'s {spec.bits} bits; the largest pattern "
+            f"is {hex((1 << spec.bits) - 1)}."
+        )
+    return pattern

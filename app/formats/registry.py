@@ -1,0 +1,116 @@
+"""The registry of every format the lab knows, by its stable id (DESIGN.md section 3)."""
+
+from __future__ import annotations
+
+from app.formats.spec import FormatSpec
+
+
+class UnknownFormatError(LookupError):
+    """A format id that is not in the registry."""
+
+
+def _float(
+    id: str, name: str, e: int, m: int, bias: int, nan_style: str = "ieee", *, in_ml_dtypes: bool = True,
+    bits: int | None = None, storage_bits: int | None = None, signed: bool = True, summary: str = "",
+) -> FormatSpec:
+    width = bits if bits is not None else (1 if signed else 0) + e + m
+    return FormatSpec(
+        id=id, name=name, kind="float", bits=width, exponent_bits=e, mantissa_bits=m, bias=bias,
+        nan_style=nan_style, signed=signed, ml_dtype=id if in_ml_dtypes else None,  # type: ignore[arg-type]
+        storage_bits=storage_bits, summary=summary,
+    )
+
+
+# bitsandbytes' NF4 codebook (QLoRA, Dettmers et al. 2023): quantiles of N(0, 1) scaled to [-1, 1],
+# stored by bitsandbytes as float32; these literals are those float32 values.
+NF4_CODEBOOK = (
+    -1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453,
+    -0.28444138169288635, -0.18477343022823334, -0.09105003625154495, 0.0,
+    0.07958029955625534, 0.16093020141124725, 0.24611230194568634, 0.33791524171829224,
+    0.44070982933044434, 0.5626170039176941, 0.7229568362236023, 1.0,
+)
+
+SCALAR_FORMATS: tuple[FormatSpec, ...] = (
+    _float("float64", "FP64 (double)", 11, 52, 1023,
+           summary="IEEE 754 binary64: scientific computing, reference results."),
+    _float("float32", "FP32 (single)", 8, 23, 127,
+           summary="IEEE 754 binary32: the default for training and master weights."),
+    _float("tfloat32", "TF32", 8, 10, 127, in_ml_dtypes=False, storage_bits=32,
+           summary="NVIDIA tensor-core input format: FP32's range with FP16's 10 mantissa bits, held in 32 bits."),
+    _float("float16", "FP16 (half)", 5, 10, 15,
+           summary="IEEE 754 binary16: fast, but its range ends at 65504, so gradients need loss scaling."),
+    _float("bfloat16", "BF16 (brain float)", 8, 7, 127,
+           summary="FP32's exponent with 7 mantissa bits: FP32's range at half the memory."),
+    _float("float8_e4m3fn", "FP8 E4M3 (OCP)", 4, 3, 7, "fn",
+           summary="OCP FP8 for weights and activations: no inf, max 448, one NaN per sign."),
+    _float("float8_e5m2", "FP8 E5M2 (OCP)", 5, 2, 15,
+           summary="OCP FP8 for gradients: FP16's range with 2 mantissa bits, IEEE-style inf and NaN."),
+    _float("float8_e4m3fnuz", "FP8 E4M3 FNUZ", 4, 3, 8, "fnuz",
+           summary="Graphcore/AMD variant: bias 8, no inf, no negative zero, NaN at 0x80."),
+    _float("float8_e5m2fnuz", "FP8 E5M2 FNUZ", 5, 2, 16, "fnuz",
+           summary="Graphcore/AMD variant: bias 16, no inf, no negative zero, NaN at 0x80."),
+    _float("float8_e4m3", "FP8 E4M3 (IEEE-style)", 4, 3, 7,
+           summary="E4M3 with IEEE-style inf and NaN: max 240."),
+    _float("float8_e3m4", "FP8 E3M4", 3, 4, 3,
+           summary="More precision, less range: max 15.5, IEEE-style inf and NaN."),
+    _float("float8_e8m0fnu", "E8M0 (MX scale)", 8, 0, 127, "e8m0", signed=False,
+           summary="Unsigned powers of two from 2^-127 to 2^127: the shared scale of MX blocks; no zero."),
+    _float("float6_e2m3fn", "FP6 E2M3", 2, 3, 1, "none",
+           summary="OCP MX element format: max 7.5, no inf or NaN."),
+    _float("float6_e3m2fn", "FP6 E3M2", 3, 2, 3, "none",
+           summary="OCP MX element format: max 28, no inf or NaN."),
+    _float("float4_e2m1fn", "FP4 E2M1", 2, 1, 1, "none",
+           summary="OCP MX and NVFP4 element format: eight magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6."),
+    FormatSpec(id="int8", name="INT8", kind="int", bits=8, ml_dtype="int8",
+               summary="Two's complement -128..127: the workhorse of inference quantisation."),
+    FormatSpec(id="uint8", name="UINT8", kind="int", bits=8, signed=False, ml_dtype="uint8",
+               summary="Unsigned 0..255: images, and asymmetric quantisation with a zero point."),
+    FormatSpec(id="int4", name="INT4", kind="int", bits=4, ml_dtype="int4",
+               summary="Two's complement -8..7: weight-only quantisation of large language models."),
+    FormatSpec(id="uint4", name="UINT4", kind="int", bits=4, signed=False, ml_dtype="uint4",
+               summary="Unsigned 0..15: 4-bit quantisation with a zero point."),
+    FormatSpec(id="nf4", name="NF4 (NormalFloat)", kind="codebook", bits=4, codebook=NF4_CODEBOOK,
+               summary="QLoRA's 16 quantiles of a normal distribution in [-1, 1], scaled per block by its absmax."),
+)
+
+
+def _block(
+    id: str, name: str, element: str, scale: str, block_size: int, summary: str, element_scale_exp: int = 0
+) -> FormatSpec:
+    el = next(f for f in SCALAR_FORMATS if f.id == element)
+    sc = next(f for f in SCALAR_FORMATS if f.id == scale)
+    return FormatSpec(
+        id=id, name=name, kind="block", bits=el.bits, exponent_bits=el.exponent_bits,
+        mantissa_bits=el.mantissa_bits, bias=el.bias, nan_style=el.nan_style, element=element, scale=scale,
+        block_size=block_size, scale_bits=sc.bits, element_scale_exp=element_scale_exp, summary=summary,
+    )
+
+
+BLOCK_FORMATS: tuple[FormatSpec, ...] = (
+    _block("mxfp8_e4m3", "MXFP8 (E4M3)", "float8_e4m3fn", "float8_e8m0fnu", 32,
+           "OCP MX: 32 E4M3 elements share one power-of-two scale."),
+    _block("mxfp8_e5m2", "MXFP8 (E5M2)", "float8_e5m2", "float8_e8m0fnu", 32,
+           "OCP MX: 32 E5M2 elements share one power-of-two scale."),
+    _block("mxfp6_e2m3", "MXFP6 (E2M3)", "float6_e2m3fn", "float8_e8m0fnu", 32,
+           "OCP MX: 32 FP6 E2M3 elements share one power-of-two scale."),
+    _block("mxfp6_e3m2", "MXFP6 (E3M2)", "float6_e3m2fn", "float8_e8m0fnu", 32,
+           "OCP MX: 32 FP6 E3M2 elements share one power-of-two scale."),
+    _block("mxfp4", "MXFP4", "float4_e2m1fn", "float8_e8m0fnu", 32,
+           "OCP MX: 32 FP4 E2M1 elements share one power-of-two scale."),
+    _block("mxint8", "MXINT8", "int8", "float8_e8m0fnu", 32,
+           "OCP MX: 32 8-bit integers (implicit scale 2^-6) share one power-of-two scale.", -6),
+    _block("nvfp4", "NVFP4", "float4_e2m1fn", "float8_e4m3fn", 16,
+           "NVIDIA Blackwell: 16 FP4 elements share an E4M3 scale, under one FP32 tensor scale."),
+)
+
+FORMATS: dict[str, FormatSpec] = {f.id: f for f in SCALAR_FORMATS + BLOCK_FORMATS}
+
+
+def get_format(format_id: str) -> FormatSpec:
+    """The format with this id, or UnknownFormatError naming the ids that exist."""
+    try:
+        return FORMATS[format_id]
+    except (KeyError, TypeError):
+        raise UnknownFormatError(
+            f"Unknown format {format_id!r}; known formats are: {', '.join(FORMATS)}."
+        ) from None

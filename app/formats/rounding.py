@@ -1,0 +1,42 @@
+"""Rounding modes, applied to an exact quotient: the one place where a tie or a direction is decided."""
+
+from __future__ import annotations
+
+import random
+from typing import Literal, get_args
+
+Rounding = Literal["nearest_even", "nearest_away", "toward_zero", "toward_positive", "toward_negative", "stochastic"]
+ROUNDINGS: tuple[str, ...] = get_args(Rounding)
+
+OverflowPolicy = Literal["format_default", "saturate"]
+OVERFLOW_POLICIES: tuple[str, ...] = get_args(OverflowPolicy)
+
+
+def magnitude_rounds_up(
+    mode: str, negative: bool, remainder: int, divisor: int, lower_is_even: bool, rng: random.Random | None
+) -> bool:
+    """Whether |x| = q + remainder/divisor (0 < remainder < divisor) rounds to q + 1 rather than q.
+
+    `negative` is the sign of x, for the directed modes; `lower_is_even` breaks ties for nearest_even.
+    """
+    if mode == "toward_zero":
+        return False
+    if mode == "toward_positive":
+        return not negative
+    if mode == "toward_negative":
+        return negative
+    if mode == "stochastic":
+        # round up with probability remainder/divisor, exactly to 2^-64
+        draw = (rng or random.Random(0)).getrandbits(64)
+        return draw * divisor < remainder << 64
+    twice = 2 * remainder
+    if twice != divisor:
+        return twice > divisor
+    return mode == "nearest_away" or not lower_is_even
+
+
+def rounds_toward_zero(mode: str, negative: bool) -> bool:
+    """Whether a mode always shrinks this sign's magnitudes (so it never rounds past max)."""
+    return mode == "toward_zero" or (mode == "toward_positive" and negative) or (
+        mode == "toward_negative" and not negative
+    )

@@ -1,0 +1,210 @@
+"""The vectorised codec: whole numpy arrays to and from every scalar format, bit for bit as the exact codec.
+
+ml_dtypes casts a float64 through float32, rounding twice; so float64 input is first narrowed to float32
+rounding to odd, after which one more rounding to any format of at most 21 mantissa bits is exact.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import ml_dtypes
+import numpy as np
+
+from app.formats.codec import NotScalarError
+from app.formats.spec import FormatSpec
+
+__all__ = ["decode_bits", "encode_bits", "round_to_format"]
+
+_FLOAT32_MANTISSA_BITS = 23
+
+
+def round_to_format(x: np.ndarray, spec: FormatSpec, *, saturate: bool = False) -> np.ndarray:
+    """The value each element stores in the format (nearest-even), as float32, or float64 for float64."""
+    x = _as_float(x, spec)
+    out = np.float64 if spec.id == "float64" else np.float32
+    if spec.kind == "int":
+        return _int_stored(x, spec, saturate).astype(out)
+    if spec.kind == "codebook":
+        return _codebook_values(spec)[_codebook_codes(x, spec)]
+    if spec.ml_dtype is None:
+        return _short_float32(_working(x, spec, saturate), spec)
+    return _cast(x, spec, saturate).astype(out, copy=False)
+
+
+def encode_bits(x: np.ndarray, spec: FormatSpec, *, saturate: bool = False) -> np.ndarray:
+    """The bit pattern each element is stored as (nearest-even), as unsigned integers."""
+    x = _as_float(x, spec)
+    storage = _storage_dtype(spec)
+    if spec.kind == "int":
+        return (_int_stored(x, spec, saturate) & ((1 << spec.bits) - 1)).astype(storage)
+    if spec.kind == "codebook":
+        return _codebook_codes(x, spec).astype(storage)
+    if spec.ml_dtype is None:
+        drop = _FLOAT32_MANTISSA_BITS - spec.mantissa_bits
+        return _short_float32(_working(x, spec, saturate), spec).view(np.uint32) >> drop
+    bits = _cast(x, spec, saturate).view(storage)
+    return _quiet_nan(bits, spec) if spec.has_inf and np.isnan(x).any() else bits
+
+
+def decode_bits(bits: np.ndarray, spec: FormatSpec) -> np.ndarray:
+    """The value of each bit pattern, as float64 (NaN for NaN patterns)."""
+    _check_scalar(spec)
+    patterns = np.asarray(bits)
+    if patterns.dtype.kind not in "iu":
+        raise TypeError(f"bit patterns must be integers, not {patterns.dtype}")
+    if patterns.size and (patterns.min() < 0 or int(patterns.max()) >> spec.bits):
+        raise ValueError(f"{spec.id} has {spec.bits}-bit patterns: 0 to {hex((1 << spec.bits) - 1)}")
+    if spec.kind == "int":
+        wide = patterns.astype(np.int64)
+        signed = np.where(wide >> (spec.bits - 1), wide - (1 << spec.bits), wide) if spec.signed else wide
+        return signed.astype(np.float64)
+    if spec.kind == "codebook":
+        return np.asarray(spec.codebook, dtype=np.float64)[patterns]
+    if spec.ml_dtype is None:
+        drop = _FLOAT32_MANTISSA_BITS - spec.mantissa_bits
+        return (patterns.astype(np.uint32) << drop).view(np.float32).astype(np.float64)
+    with np.errstate(invalid="ignore"):  # ml_dtypes warns on casting its NaNs
+        return patterns.astype(_storage_dtype(spec)).view(_ml_dtype(spec.ml_dtype)).astype(np.float64)
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def _check_scalar(spec: FormatSpec) -> None:
+    if spec.kind == "block":
+        raise NotScalarError(f"{spec.id} is a block format: quantise its vectors with quantize_blocks.")
+
+
+def _as_float(x: np.ndarray, spec: FormatSpec) -> np.ndarray:
+    """float32 and float64 arrays as they are; anything else as float64."""
+    _check_scalar(spec)
+    x = np.asarray(x)
+    return x if x.dtype in (np.float32, np.float64) else x.astype(np.float64)
+
+
+def _storage_dtype(spec: FormatSpec) -> np.dtype:
+    return np.dtype(f"uint{max(8, 1 << (spec.bits - 1).bit_length())}")
+
+
+@cache
+def _ml_dtype(name: str) -> np.dtype:
+    return np.dtype(getattr(ml_dtypes, name, name))
+
+
+def _working(x: np.ndarray, spec: FormatSpec, saturate: bool) -> np.ndarray:
+    """The float array the last rounding starts from: clamped to ±max when saturating, float32 when narrow."""
+    if spec.id == "float64":
+        x = x.astype(np.float64, copy=False)
+    if saturate:
+        # e8m0 has no sign: negatives stay negative, to become NaN as the codec makes them
+        x = np.clip(x, -float(spec.max) if spec.signed else -np.inf, float(spec.max))
+    if x.dtype == np.float64 and spec.id not in ("float32", "float64"):
+        x = _float32_round_to_odd(x)
+    return x
+
+
+def _cast(x: np.ndarray, spec: FormatSpec, saturate: bool) -> np.ndarray:
+    """x in the format's ml_dtypes type, always a new array (never the caller's own)."""
+    working = _working(x, spec, saturate)
+    with np.errstate(over="ignore", invalid="ignore"):
+        stored = working.astype(_ml_dtype(spec.ml_dtype or ""), copy=working is x)
+    if spec.nan_style == "e8m0":
+        # ml_dtypes 0.6.0 rounds the float32 subnormals between 2^-127 and 1.5 × 2^-127 up to 2^-126;
+        # the nearest E8M0 value is 2^-127, pattern 0
+        smallest = float(spec.min_positive)
+        stored.view(np.uint8)[(working > smallest) & (working < 1.5 * smallest)] = 0
+    return stored
+
+
+def _float32_round_to_odd(x: np.ndarray) -> np.ndarray:
+    """float64 -> float32, truncating and then setting the last bit when inexact (rounding to odd)."""
+    with np.errstate(over="ignore"):
+        narrow = x.astype(np.float32)
+    back = narrow.astype(np.float64)
+    rounded_away = np.abs(back) > np.abs(x)
+    inexact = back != x  # true for NaN too, which stays NaN with its last bit set
+    bits = narrow.view(np.uint32)
+    bits -= rounded_away
+    bits |= inexact
+    return narrow
+
+
+def _short_float32(x: np.ndarray, spec: FormatSpec) -> np.ndarray:
+    """float32 rounded to nearest-even at fewer mantissa bits (TF32), as float32; overflow gives inf."""
+    drop = _FLOAT32_MANTISSA_BITS - spec.mantissa_bits
+    bits = x.view(np.uint32)
+    half = (1 << (drop - 1)) - 1 + ((bits >> drop) & 1)
+    rounded = (bits + half) & np.uint32(~((1 << drop) - 1) & 0xFFFFFFFF)
+    nan = (bits & 0x7FFFFFFF) > 0x7F800000
+    if nan.any():
+        rounded = np.where(nan, (bits & 0x80000000) | 0x7FC00000, rounded)
+    return rounded.view(np.float32)
+
+
+def _quiet_nan(bits: np.ndarray, spec: FormatSpec) -> np.ndarray:
+    """IEEE-style NaNs as the codec writes them: the sign kept, only the top mantissa bit set."""
+    sign = 1 << (spec.bits - 1)
+    inf = ((1 << spec.exponent_bits) - 1) << spec.mantissa_bits
+    nan = (bits & (sign - 1)) > inf
+    return np.where(nan, (bits & sign) | inf | 1 << (spec.mantissa_bits - 1), bits).astype(bits.dtype)
+
+
+def _int_stored(x: np.ndarray, spec: FormatSpec, saturate: bool) -> np.ndarray:
+    """Round half to even, then wrap modulo 2^bits (as an integer cast does) or clamp, as int64.
+
+    NaN stores 0 and ±inf the nearest end of the range, as the codec does.
+    """
+    lo, hi = int(spec.lowest), int(spec.max)
+    whole = np.rint(x)
+    if not whole.size or (whole.min() >= lo and whole.max() <= hi):  # NaN fails both tests
+        return whole.astype(np.int64)
+    if saturate:
+        return _clamped(whole, lo, hi)
+    # int64 holds the rest but these: reduce them first (fmod is exact), and put ±inf and NaN in range
+    outliers = ~(np.abs(whole) < 2.0**62)
+    wide = whole[outliers]
+    with np.errstate(invalid="ignore"):
+        residue = np.fmod(wide, float(1 << spec.bits))
+    whole[outliers] = np.where(np.isfinite(wide), residue, _clamped(wide, lo, hi))
+    stored = whole.astype(np.int64)
+    stored -= lo  # wrap into lo .. hi; values already there stay
+    stored &= (1 << spec.bits) - 1
+    stored += lo
+    return stored
+
+
+def _clamped(whole: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    return np.nan_to_num(np.clip(whole, lo, hi)).astype(np.int64)
+
+
+@cache
+def _codebook_values(spec: FormatSpec) -> np.ndarray:
+    return _frozen(np.asarray(spec.codebook, dtype=np.float32))
+
+
+@cache
+def _codebook_thresholds(spec: FormatSpec, dtype: np.dtype) -> np.ndarray:
+    """For each pair of neighbouring codes, the smallest `dtype` value that rounds to the upper one."""
+    book = np.asarray(spec.codebook, dtype=np.float64)
+    midpoints = (book[:-1] + book[1:]) / 2  # exact: the codebook values are float32
+    thresholds = midpoints.astype(dtype)
+    lower_code_is_even = np.arange(len(midpoints)) % 2 == 0
+    # a tie stays at the lower code when that code is even, so its threshold lies just above the midpoint
+    step_up = (thresholds < midpoints) | ((thresholds == midpoints) & lower_code_is_even)
+    return _frozen(np.where(step_up, np.nextafter(thresholds, dtype.type(np.inf)), thresholds))
+
+
+def _frozen(table: np.ndarray) -> np.ndarray:
+    """A cached table, made read-only so that no caller can change it for the next."""
+    table.flags.writeable = False
+    return table
+
+
+def _codebook_codes(x: np.ndarray, spec: FormatSpec) -> np.ndarray:
+    """The nearest code (ties to the even code), clamped to the ends; NaN takes the code of 0."""
+    codes = np.zeros(x.shape, dtype=np.uint8)
+    for threshold in _codebook_thresholds(spec, x.dtype):  # 15 passes beat a binary search per element
+        codes += x >= threshold
+    codes[np.isnan(x)] = spec.codebook.index(0.0)
+    return codes

@@ -1,0 +1,118 @@
+"""The configuration of a training run, its limits, and how a scenario fills what the person left open."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from app.training.data import DATASETS
+from app.training.model import ACTIVATIONS
+from app.training.optim import OPTIMIZERS
+from app.training.recipes import RECIPES
+from app.training.scenarios import SCENARIOS
+
+__all__ = ["LIMITS", "ConfigError", "ResolvedConfig", "TrainConfig"]
+
+
+class ConfigError(ValueError):
+    """A configuration outside what the lab runs; the message names the limit."""
+
+
+# (smallest, largest) of each numeric setting
+LIMITS: dict[str, tuple[float, float]] = {
+    "steps": (1, 2000),
+    "width": (2, 256),
+    "depth": (1, 6),
+    "batch_size": (1, 1024),
+    "learning_rate": (1e-6, 1.0),
+    "seed": (0, 2**32 - 1),
+    "static_loss_scale": (2.0**-24, 2.0**24),
+    "growth_interval": (1, 10_000),
+}
+
+_INTEGERS = ("steps", "width", "depth", "batch_size", "seed", "growth_interval")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """What to train. None means the scenario's choice; `resolved()` fills those in and checks every limit."""
+
+    scenario: str = "baseline"
+    recipes: tuple[str, ...] | None = None
+    dataset: str | None = None
+    steps: int | None = None
+    learning_rate: float | None = None
+    optimizer: str | None = None
+    width: int | None = None
+    depth: int | None = None
+    activation: str | None = None
+    batch_size: int | None = None
+    seed: int = 0
+    static_loss_scale: float | None = None
+    growth_interval: int | None = None
+
+    def resolved(self) -> ResolvedConfig:
+        """Every setting filled from the scenario where left open, checked against LIMITS."""
+        if self.scenario not in SCENARIOS:
+            raise ConfigError(f"Unknown scenario {self.scenario!r}; choose one of: {', '.join(SCENARIOS)}.")
+        scenario = SCENARIOS[self.scenario]
+        chosen = {f.name: getattr(self, f.name) for f in fields(self)}
+        filled = {name: getattr(scenario, name) if value is None else value for name, value in chosen.items()}
+        filled["recipes"] = tuple(filled["recipes"])
+        _check(filled)
+        return ResolvedConfig(**filled, loss_weight=scenario.loss_weight, input_scale=scenario.input_scale)
+
+
+@dataclass(frozen=True)
+class ResolvedConfig:
+    """A checked configuration with every setting decided, the scenario's fixed ones included."""
+
+    scenario: str
+    recipes: tuple[str, ...]
+    dataset: str
+    steps: int
+    learning_rate: float
+    optimizer: str
+    width: int
+    depth: int
+    activation: str
+    batch_size: int
+    seed: int
+    static_loss_scale: float
+    growth_interval: int
+    loss_weight: float  # the loss is multiplied by this before the backward pass (scenario)
+    input_scale: float  # the inputs are multiplied by this (scenario)
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready."""
+        return {**asdict(self), "recipes": list(self.recipes)}
+
+
+def _check(settings: dict[str, Any]) -> None:
+    _one_of("dataset", settings["dataset"], DATASETS)
+    _one_of("optimizer", settings["optimizer"], OPTIMIZERS)
+    _one_of("activation", settings["activation"], ACTIVATIONS)
+    recipes = settings["recipes"]
+    if not recipes:
+        raise ConfigError("Choose at least one recipe.")
+    for recipe in recipes:
+        _one_of("recipe", recipe, RECIPES)
+    if len(set(recipes)) != len(recipes):
+        raise ConfigError("Each recipe may be chosen only once.")
+    for name, (low, high) in LIMITS.items():
+        value = settings[name]
+        if name in _INTEGERS and (isinstance(value, bool) or not isinstance(value, int)):
+            raise ConfigError(f"{name} must be a whole number, not {value!r}.")
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise ConfigError(f"{name} must be a finite number, not {value!r}.")
+        if value < low:
+            raise ConfigError(f"{name} must be at least {low:g} (got {value:g}).")
+        if value > high:
+            raise ConfigError(f"{name} must be at most {high:g} (got {value:g}).")
+
+
+def _one_of(what: str, value: object, known: Collection[str]) -> None:
+    if value not in known:
+        raise ConfigError(f"Unknown {what} {value!r}; choose one of: {', '.join(known)}.")

@@ -1,0 +1,84 @@
+"""The training recipes (DESIGN.md section 3), as data: which format each part of a step is held in.
+
+Memory per parameter follows the usual accounting (ZeRO, Rajbhandari et al. 2020): the weights the
+matrix products read, an FP32 master copy where there is one, the gradients, and the optimizer states
+(FP32 here). Adam in FP32 and Adam in mixed precision both come to 16 bytes per parameter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from app.formats import get_format
+from app.training.optim import OPTIMIZERS
+
+__all__ = ["RECIPES", "Recipe", "bytes_per_param", "memory_for_model"]
+
+LossScaling = Literal["none", "static", "dynamic"]
+
+_BYTES_PER_GB = 10**9
+
+
+@dataclass(frozen=True)
+class Recipe:
+    id: str
+    name: str
+    compute: str  # format of the forward matrix products' inputs (activations and weights)
+    gradient: str  # format of the gradient operand of the backward matrix products
+    output: str  # format every matrix product's output is rounded to: activations, biases, all gradients
+    weights: str  # format of the weights as stored for the matrix products
+    master_weights: bool  # an FP32 copy takes the optimizer's updates; `weights` is rounded from it
+    loss_scaling: LossScaling
+    delayed_scaling: bool  # FP8: per-tensor scales from an amax history (Transformer Engine)
+    summary: str
+
+
+def _recipe(id: str, name: str, compute: str, *, gradient: str | None = None, output: str | None = None,
+            weights: str | None = None, master: bool = True, scaling: LossScaling = "none",
+            delayed: bool = False, summary: str) -> Recipe:
+    return Recipe(id, name, compute, gradient or compute, output or compute, weights or compute,
+                  master, scaling, delayed, summary)
+
+
+RECIPES: dict[str, Recipe] = {r.id: r for r in (
+    _recipe("fp32", "FP32", "float32", master=False,
+            summary="Everything in FP32: the reference."),
+    _recipe("tf32", "TF32", "tfloat32", output="float32", weights="float32", master=False,
+            summary="FP32 storage; tensor cores round matrix-product inputs to 10 mantissa bits."),
+    _recipe("fp16_no_scaling", "FP16, no loss scaling", "float16",
+            summary="FP16 compute with FP32 master weights, but nothing keeps small gradients in range."),
+    _recipe("fp16_static_scaling", "FP16, static loss scaling", "float16", scaling="static",
+            summary="The loss is multiplied by a fixed scale; steps with inf/NaN gradients are skipped."),
+    _recipe("fp16_dynamic_scaling", "FP16, dynamic loss scaling", "float16", scaling="dynamic",
+            summary="torch.autocast with torch.amp.GradScaler: the scale backs off on overflow, grows back."),
+    _recipe("bf16", "BF16", "bfloat16",
+            summary="BF16 compute with FP32 master weights: FP32's range, so no loss scaling."),
+    _recipe("fp16_no_master", "FP16 weights, no master copy", "float16", master=False, scaling="dynamic",
+            summary="Pure FP16: the update w + Δ is rounded back to FP16 (with dynamic loss scaling)."),
+    _recipe("bf16_no_master", "BF16 weights, no master copy", "bfloat16", master=False,
+            summary="Pure BF16: the update w + Δ is rounded back to BF16, 8 significant bits."),
+    _recipe("fp8_hybrid_delayed", "FP8 hybrid, delayed scaling", "float8_e4m3fn", gradient="float8_e5m2",
+            output="bfloat16", delayed=True,
+            summary="E4M3 forward, E5M2 backward, per-tensor scales from an amax history; BF16 outputs."),
+)}
+
+
+def _bytes(format_id: str) -> int:
+    return int(get_format(format_id).bytes_per_value)
+
+
+def bytes_per_param(recipe: Recipe, optimizer: str) -> dict[str, int]:
+    """Bytes each parameter costs: weights, master weights, gradients, optimizer states, and the total."""
+    parts = {
+        "weights": _bytes(recipe.weights),
+        "master_weights": 4 if recipe.master_weights else 0,
+        "gradients": _bytes(recipe.output),
+        "optimizer_states": OPTIMIZERS[optimizer].state_bytes_per_param,
+    }
+    return {**parts, "total": sum(parts.values())}
+
+
+def memory_for_model(recipe: Recipe, optimizer: str, n_params: int) -> dict[str, float]:
+    """Gigabytes (10^9 bytes) each part takes for a model of `n_params` parameters, and the total."""
+    return {part: n * n_params / _BYTES_PER_GB for part, n in bytes_per_param(recipe, optimizer).items()}

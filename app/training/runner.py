@@ -1,0 +1,160 @@
+"""Runs a configuration: every chosen recipe side by side, from the same initial weights and data order.
+
+`stream(config)` yields events a page can send as they come (and stop reading when its client goes away):
+
+- {"type": "start", "config": {...}, "scenario": {...}, "recipes": {id: {"name", "bytes_per_param",
+  "gradient_range"}}, "n_params": n}
+- {"type": "step", "step": n (1-based), "recipes": {id: {"loss", "accuracy", "underflow_fraction",
+  "nonfinite_count", "loss_scale", "skipped", "update_ratio"}}, "histograms": {id: {...}} every few steps}
+- {"type": "done", "recipes": {id: {"final_loss", "final_accuracy", "test_loss", "test_accuracy",
+  "decision_grid"}}}, where decision_grid is {"x": [...], "y": [...], "values": [[...] per y]}: the predicted
+  class (classification) or value (regression) on a grid over the inputs, for drawing the decision boundary
+
+`run(config)` gathers them into the result of POST /api/train (DESIGN.md section 3). JSON has no NaN or
+infinity: a loss or ratio that is NaN or infinite travels as null.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from app.training.config import ResolvedConfig, TrainConfig
+from app.training.data import Dataset, batch_indices, make_dataset
+from app.training.gradient_stats import format_range
+from app.training.model import MLP
+from app.training.recipes import RECIPES, bytes_per_param
+from app.training.scenarios import SCENARIOS
+from app.training.trainer import RecipeTrainer
+
+__all__ = ["DEFAULT_CONFIG", "HISTOGRAM_SNAPSHOTS", "run", "stream"]
+
+DEFAULT_CONFIG = TrainConfig()  # the baseline scenario's four-recipe comparison
+HISTOGRAM_SNAPSHOTS = 20  # gradient-exponent histograms per run, the last step's included
+GRID_POINTS = 24  # per side of the decision grid
+
+Event = dict[str, Any]
+
+
+def stream(config: TrainConfig) -> Iterator[Event]:
+    """Train and yield one event per step; raises ConfigError before any work when a limit is broken."""
+    return _events(config.resolved())
+
+
+def _events(config: ResolvedConfig) -> Iterator[Event]:
+    scenario = SCENARIOS[config.scenario]
+    data = make_dataset(config.dataset, config.seed, input_scale=config.input_scale)
+    mlp = MLP(data.x_train.shape[1], config.width, config.depth, data.info.n_outputs, config.activation)
+    initial = mlp.init_params(config.seed)
+    trainers = {
+        recipe_id: RecipeTrainer(
+            RECIPES[recipe_id], mlp, initial, task=data.info.task, optimizer=config.optimizer,
+            learning_rate=config.learning_rate, loss_weight=config.loss_weight,
+            static_loss_scale=config.static_loss_scale, growth_interval=config.growth_interval,
+        )
+        for recipe_id in config.recipes
+    }
+    yield {
+        "type": "start",
+        "config": config.to_dict(),
+        "scenario": {"id": scenario.id, "title": scenario.title, "explanation": scenario.explanation},
+        "n_params": mlp.n_params,
+        "recipes": {
+            recipe_id: {
+                "name": trainer.recipe.name,
+                "summary": trainer.recipe.summary,
+                "bytes_per_param": bytes_per_param(trainer.recipe, config.optimizer),
+                "gradient_range": format_range(trainer.gradient_format),
+            }
+            for recipe_id, trainer in trainers.items()
+        },
+    }
+    every = max(1, config.steps // HISTOGRAM_SNAPSHOTS)
+    batches = batch_indices(len(data.x_train), config.batch_size, config.seed)
+    for step in range(1, config.steps + 1):
+        rows = next(batches)
+        x, y = data.x_train[rows], data.y_train[rows]
+        with_histogram = step % every == 0 or step == config.steps
+        stats = {recipe_id: t.step(x, y, with_histogram=with_histogram) for recipe_id, t in trainers.items()}
+        event: Event = {"type": "step", "step": step, "recipes": {
+            recipe_id: {
+                "loss": _number(s.loss),
+                "accuracy": s.accuracy,
+                "underflow_fraction": s.underflow_fraction,
+                "nonfinite_count": s.nonfinite_count,
+                "loss_scale": s.loss_scale,
+                "skipped": s.skipped,
+                "update_ratio": _number(s.update_ratio),
+            }
+            for recipe_id, s in stats.items()
+        }}
+        if with_histogram:
+            event["histograms"] = {recipe_id: s.histogram for recipe_id, s in stats.items()}
+        yield event
+    yield {"type": "done", "recipes": {recipe_id: _final(t, data) for recipe_id, t in trainers.items()}}
+
+
+def _final(trainer: RecipeTrainer, data: Dataset) -> Event:
+    """Loss and accuracy of the trained model on the whole training and test sets, and its decision grid."""
+    final_loss, final_accuracy = trainer.evaluate(data.x_train, data.y_train)
+    test_loss, test_accuracy = trainer.evaluate(data.x_test, data.y_test)
+    xs, ys, points = _grid(data.x_train)
+    outputs = trainer.predict(points)
+    values = (outputs.argmax(axis=1).tolist() if data.info.n_classes
+              else [_number(float(v)) for v in outputs[:, 0]])
+    return {
+        "final_loss": _number(final_loss), "final_accuracy": final_accuracy,
+        "test_loss": _number(test_loss), "test_accuracy": test_accuracy,
+        "decision_grid": {"x": xs, "y": ys, "values": [
+            values[row * GRID_POINTS:(row + 1) * GRID_POINTS] for row in range(GRID_POINTS)]},
+    }
+
+
+def _grid(x: np.ndarray) -> tuple[list[float], list[float], np.ndarray]:
+    """GRID_POINTS x GRID_POINTS points over the inputs' extent (a tenth wider), row by row along y."""
+    low, high = x.min(axis=0), x.max(axis=0)
+    pad = (high - low) / 10
+    xs = np.linspace(low[0] - pad[0], high[0] + pad[0], GRID_POINTS, dtype=np.float32)
+    ys = np.linspace(low[1] - pad[1], high[1] + pad[1], GRID_POINTS, dtype=np.float32)
+    points = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
+    return xs.tolist(), ys.tolist(), points
+
+
+def run(config: TrainConfig) -> dict[str, Any]:
+    """The whole run as one JSON-safe dict: {"config", "scenario", "n_params", "recipes": {id: {...}}}.
+
+    Per recipe: per-step lists "loss", "accuracy", "underflow_fraction", "nonfinite_count", "loss_scale",
+    "update_ratio"; "skipped_steps" (the 1-based numbers of the steps the scaler skipped); "histograms"
+    ([{"step", "exponents", "counts", "zeros", "nonfinite"}]) with "gradient_range" beside them;
+    "bytes_per_param"; "final_loss" and "final_accuracy" on the whole training set; "test_loss" and
+    "test_accuracy" on the test set; "decision_grid".
+    """
+    events = stream(config)
+    start = next(events)
+    series = ("loss", "accuracy", "underflow_fraction", "nonfinite_count", "loss_scale", "update_ratio")
+    recipes: dict[str, dict[str, Any]] = {
+        recipe_id: {**info, **{name: [] for name in series}, "skipped_steps": [], "histograms": []}
+        for recipe_id, info in start["recipes"].items()
+    }
+    for event in events:
+        if event["type"] == "done":
+            for recipe_id, final in event["recipes"].items():
+                recipes[recipe_id].update(final)
+            break
+        for recipe_id, values in event["recipes"].items():
+            record = recipes[recipe_id]
+            for name in series:
+                record[name].append(values[name])
+            if values["skipped"]:
+                record["skipped_steps"].append(event["step"])
+        for recipe_id, histogram in event.get("histograms", {}).items():
+            recipes[recipe_id]["histograms"].append({"step": event["step"], **histogram})
+    return {"config": start["config"], "scenario": start["scenario"], "n_params": start["n_params"],
+            "recipes": recipes}
+
+
+def _number(value: float) -> float | None:
+    return value if math.isfinite(value) else None

@@ -1,0 +1,88 @@
+"""The scenarios (DESIGN.md section 3): settings under which a lesson comes out of the arithmetic.
+
+A scenario only chooses settings a practitioner could meet (a loss averaged over many elements, inputs left
+unnormalised, a small learning rate); nothing in a curve is scripted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["SCENARIOS", "Scenario"]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    title: str
+    explanation: str  # 2-4 sentences for the page, in plain language
+    recipes: tuple[str, ...]  # the comparison the lesson needs
+    dataset: str
+    optimizer: str
+    learning_rate: float
+    steps: int
+    width: int
+    depth: int
+    batch_size: int
+    activation: str
+    loss_weight: float  # the loss is multiplied by this before the backward pass
+    input_scale: float  # the inputs are multiplied by this
+    static_loss_scale: float
+    growth_interval: int
+
+
+_DEFAULT_RECIPES = ("fp32", "fp16_no_scaling", "fp16_dynamic_scaling", "bf16")
+
+SCENARIOS: dict[str, Scenario] = {s.id: s for s in (
+    Scenario(
+        id="baseline", title="Baseline: every recipe trains",
+        explanation=(
+            "A well-scaled problem: inputs of order one, gradients well inside every format's range. "
+            "Each recipe rounds differently, yet all of them reach about the same loss, because their "
+            "rounding errors are small next to the noise of training on minibatches."
+        ),
+        recipes=_DEFAULT_RECIPES, dataset="spiral", optimizer="adam", learning_rate=0.01, steps=300,
+        width=32, depth=2, batch_size=64, activation="relu", loss_weight=1.0, input_scale=1.0,
+        static_loss_scale=2.0**10, growth_interval=100,
+    ),
+    Scenario(
+        id="tiny_gradients", title="Tiny gradients: FP16 underflows, loss scaling rescues it",
+        explanation=(
+            "The loss is multiplied by 2^-18, as when it is averaged over a very large number of elements, "
+            "so every gradient is tiny. FP16's smallest number is 2^-24: smaller gradients round to zero and "
+            "their updates are lost. A loss scale lifts the gradients into FP16's range and dividing them in "
+            "FP32 afterwards restores their size; BF16 has FP32's range and needs no scale."
+        ),
+        recipes=("fp32", "fp16_no_scaling", "fp16_static_scaling", "fp16_dynamic_scaling", "bf16"),
+        dataset="spiral", optimizer="adam", learning_rate=0.01, steps=300, width=32, depth=2,
+        batch_size=64, activation="relu", loss_weight=2.0**-18, input_scale=1.0,
+        static_loss_scale=2.0**16, growth_interval=100,
+    ),
+    Scenario(
+        id="small_updates", title="Small updates: 16-bit weights without a master copy stall",
+        explanation=(
+            "Adam moves each weight by about its learning rate, here 2e-5, a usual rate for fine-tuning. "
+            "Between 0.25 and 0.5, neighbouring BF16 numbers are 2^-9 apart and FP16 numbers 2^-12: an "
+            "update smaller than half that gap rounds away, so 16-bit weights without a master copy hardly "
+            "move (FP16, with three more bits, loses fewer). An FP32 master copy keeps every update."
+        ),
+        recipes=("fp32", "fp16_dynamic_scaling", "bf16", "fp16_no_master", "bf16_no_master"),
+        dataset="blobs", optimizer="adam", learning_rate=2e-5, steps=800, width=32, depth=2,
+        batch_size=64, activation="relu", loss_weight=1.0, input_scale=1.0,
+        static_loss_scale=2.0**10, growth_interval=100,
+    ),
+    Scenario(
+        id="large_activations", title="Large activations: FP16 overflows, the dynamic scaler backs off",
+        explanation=(
+            "The inputs are left unnormalised, about a hundred times too large, so the activations and the "
+            "weight gradients computed from them are large. Times the loss scale these gradients pass FP16's "
+            "largest number, 65504, and become inf: the dynamic scaler skips those steps, halves its scale "
+            "until they fit and tries a larger one again after 50 clean steps. BF16 reaches 3e38 and never "
+            "overflows here."
+        ),
+        recipes=("fp32", "fp16_no_scaling", "fp16_dynamic_scaling", "bf16"),
+        dataset="circles", optimizer="adam", learning_rate=0.003, steps=300, width=32, depth=2,
+        batch_size=64, activation="relu", loss_weight=1.0, input_scale=128.0,
+        static_loss_scale=2.0**10, growth_interval=50,
+    ),
+)}

@@ -1,0 +1,38 @@
+"""Query parameters a person or a client sends, checked once for every route that takes them."""
+
+from __future__ import annotations
+
+from app.formats import OVERFLOW_POLICIES, ROUNDINGS, FormatSpec, InputError, get_format
+
+MAX_SEED = 2**63 - 1
+
+
+def scalar_format(format_id: str) -> FormatSpec:
+    """A scalar format by id; UnknownFormatError (404) or InputError for block formats."""
+    spec = get_format(format_id)
+    if spec.kind == "block":
+        raise InputError(
+            f"{spec.id} is a block format: its values share a scale, so quantise a whole vector with "
+            "POST /api/blocks/quantize (or see the format table at /formats)."
+        )
+    return spec
+
+
+def rounding_mode(text: str) -> str:
+    if text not in ROUNDINGS:
+        raise InputError(f"Unknown rounding {text[:40]!r}; choose one of: {', '.join(ROUNDINGS)}.")
+    return text
+
+
+def overflow_policy(text: str) -> str:
+    if text not in OVERFLOW_POLICIES:
+        raise InputError(f"Unknown overflow policy {text[:40]!r}; choose one of: {', '.join(OVERFLOW_POLICIES)}.")
+    return text
+
+
+def seed_value(text: str | None) -> int | None:
+    if text is None or text == "":
+        return None
+    if not text.isascii() or not text.isdigit() or len(text) > 19 or int(text) > MAX_SEED:
+        raise InputError(f"The seed must be a whole number from 0 to {MAX_SEED}.")
+    return int(text)

@@ -1,0 +1,30 @@
+"""Page or fragment, decided in one place: htmx requests get the named block, browsers the page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, cast
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+from jinja2_fragments.fastapi import Jinja2Blocks
+
+ROOT = Path(__file__).resolve().parents[2]
+templates = Jinja2Blocks(directory=str(ROOT / "templates"))
+
+
+def render(
+    request: Request, template: str, context: dict[str, Any], *, fragment: str | None = None, status_code: int = 200
+) -> HTMLResponse:
+    """The whole page, or only block `fragment` of it when htmx asked (HX-Request: true).
+
+    htmx restoring history after a cache miss also sends HX-Request, but needs the whole page.
+    """
+    headers = request.headers
+    wants_fragment = headers.get("HX-Request") == "true" and headers.get("HX-History-Restore-Request") != "true"
+    block = fragment if fragment and wants_fragment else None
+    response = cast(
+        HTMLResponse, templates.TemplateResponse(request, template, context, block_name=block, status_code=status_code)
+    )
+    response.headers["Vary"] = "HX-Request"
+    return response

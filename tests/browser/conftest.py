@@ -1,0 +1,188 @@
+"""Browser tests: the real server on a free port, driven by Debian's Chromium through Playwright.
+
+Every test here is marked `browser`. The `page` fixture fails a test that logs a console error, throws an
+uncaught error, or sends a request anywhere but this machine; `axe_check(page)` fails on serious or
+critical accessibility violations. A test that expects console errors (say, a 4xx answer to htmx) names
+them with `@pytest.mark.allowed_console_errors(r"regex", ...)`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, WebError, sync_playwright
+
+CHROMIUM = Path("/usr/bin/chromium")
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+# Schemes that never leave the page: inline data, object URLs, blank frames.
+LOCAL_SCHEMES = {"data", "blob", "about"}
+SERVER_START_SECONDS = 30.0
+FAILING_IMPACTS = {"serious", "critical"}
+
+_HERE = Path(__file__).resolve().parent
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "allowed_console_errors(*patterns): console errors matching a regex do not fail the test"
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.is_relative_to(_HERE):
+            item.add_marker(pytest.mark.browser)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_until_answering(url: str, server: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + SERVER_START_SECONDS
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(
+                f"the server exited with code {server.returncode} before answering:\n{log.read_text()}",
+                pytrace=False,
+            )
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except urllib.error.HTTPError:
+            return  # it answered; the tests judge the answer
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            time.sleep(0.1)
+    pytest.fail(
+        f"the server did not answer {url} within {SERVER_START_SECONDS:.0f} s:\n{log.read_text()}",
+        pytrace=False,
+    )
+
+
+@pytest.fixture(scope="session")
+def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Base URL of the app served by uvicorn in a subprocess, e.g. http://127.0.0.1:41234."""
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    log = tmp_path_factory.mktemp("server") / "uvicorn.log"
+    env = {**os.environ, "PRECISION_LAB_ENVIRONMENT": "test"}
+    command = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port)]
+    with log.open("wb") as out:
+        server = subprocess.Popen(command, cwd=PROJECT_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        _wait_until_answering(url + "/", server, log)
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    with sync_playwright() as instance:
+        yield instance
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    """Headless Debian Chromium; Playwright's own browser download is not used."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's Chromium (apt-get install chromium), as .ci/run does.")
+    # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
+    instance = playwright.chromium.launch(
+        executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox", "--disable-dev-shm-usage"]
+    )
+    yield instance
+    instance.close()
+
+
+class BrowserLog:
+    """What the pages of one test said and fetched."""
+
+    def __init__(self) -> None:
+        self.console_errors: list[str] = []
+        self.page_errors: list[str] = []
+        self.requests: list[str] = []
+
+    def on_console(self, message: ConsoleMessage) -> None:
+        if message.type == "error":
+            location = message.location
+            self.console_errors.append(f"{message.text} ({location.get('url', '')}:{location.get('lineNumber', '')})")
+
+    def on_web_error(self, error: WebError) -> None:
+        self.page_errors.append(str(error.error))
+
+    def off_machine_requests(self) -> list[str]:
+        return [url for url in self.requests if not _is_local(url)]
+
+
+def _is_local(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme in LOCAL_SCHEMES or parts.hostname in LOCAL_HOSTS
+
+
+@pytest.fixture
+def browser_log() -> BrowserLog:
+    return BrowserLog()
+
+
+@pytest.fixture
+def page(request: pytest.FixtureRequest, browser: Browser, server_url: str, browser_log: BrowserLog) -> Iterator[Page]:
+    """A page in a fresh browser context whose relative URLs go to the test server."""
+    context = browser.new_context(base_url=server_url)
+    context.on("console", browser_log.on_console)
+    context.on("weberror", browser_log.on_web_error)
+    context.on("request", lambda req: browser_log.requests.append(req.url))
+    yield context.new_page()
+    context.close()
+
+    allowed = [re.compile(p) for mark in request.node.iter_markers("allowed_console_errors") for p in mark.args]
+    console_errors = [e for e in browser_log.console_errors if not any(p.search(e) for p in allowed)]
+    problems = [f"console error: {e}" for e in console_errors]
+    problems += [f"uncaught error in the page: {e}" for e in browser_log.page_errors]
+    problems += [f"request to another machine: {url}" for url in browser_log.off_machine_requests()]
+    if problems:
+        pytest.fail("the browser reported:\n" + "\n".join(problems), pytrace=False)
+
+
+def _describe(violation: dict[str, Any]) -> str:
+    targets = ", ".join(" ".join(map(str, node["target"])) for node in violation["nodes"][:5])
+    return f"{violation['impact']}: {violation['id']} ({violation['help']}) at {targets}"
+
+
+@pytest.fixture(scope="session")
+def axe_check() -> Callable[[Page], None]:
+    """A function that runs axe-core on a page and fails on serious or critical violations."""
+    axe = Axe()
+
+    def check(page: Page) -> None:
+        violations = axe.run(page).response["violations"]
+        failing = [v for v in violations if v["impact"] in FAILING_IMPACTS]
+        if failing:
+            pytest.fail(
+                f"axe found {len(failing)} serious or critical accessibility violations on {page.url}:\n"
+                + "\n".join(_describe(v) for v in failing),
+                pytrace=False,
+            )
+
+    return check

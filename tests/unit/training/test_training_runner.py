@@ -1,0 +1,177 @@
+"""The runner: configuration limits, the event stream, the result, determinism, memory per parameter."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import app.training
+from app.formats import get_format
+from app.formats.vector import round_to_format
+from app.training import (
+    DEFAULT_CONFIG,
+    LIMITS,
+    MLP,
+    RECIPES,
+    SCENARIOS,
+    ConfigError,
+    TrainConfig,
+    bytes_per_param,
+    make_dataset,
+    memory_for_model,
+    run,
+    stream,
+)
+from app.training.trainer import RecipeTrainer
+
+SMALL = TrainConfig(recipes=tuple(RECIPES), steps=12, width=8, batch_size=16, seed=7)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"steps": 2001}, "steps must be at most 2000 (got 2001)"),
+    ({"steps": 0}, "steps must be at least 1"),
+    ({"width": 257}, "width must be at most 256"),
+    ({"width": 1}, "width must be at least 2"),
+    ({"depth": 7}, "depth must be at most 6"),
+    ({"depth": 0}, "depth must be at least 1"),
+    ({"batch_size": 1025}, "batch_size must be at most 1024"),
+    ({"learning_rate": 2.0}, "learning_rate must be at most 1"),
+    ({"learning_rate": float("nan")}, "learning_rate must be a finite number"),
+    ({"growth_interval": 10_001}, "growth_interval must be at most 10000"),
+    ({"static_loss_scale": 2.0**30}, "static_loss_scale must be at most 1.67772e+07"),
+    ({"seed": -1}, "seed must be at least 0"),
+    ({"steps": 1.5}, "steps must be a whole number"),
+    ({"recipes": ()}, "at least one recipe"),
+    ({"recipes": ("fp32", "fp32")}, "only once"),
+    ({"recipes": ("fp64",)}, "Unknown recipe 'fp64'"),
+    ({"scenario": "huge"}, "Unknown scenario 'huge'"),
+    ({"dataset": "moons"}, "Unknown dataset 'moons'"),
+    ({"optimizer": "lamb"}, "Unknown optimizer 'lamb'"),
+    ({"activation": "gelu"}, "Unknown activation 'gelu'"),
+])
+def test_limits_raise_with_a_message_naming_them(change, message):
+    config = TrainConfig(**change)
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        config.resolved()
+    with pytest.raises(ValueError):  # before any work: the web layer turns it into a 4xx
+        stream(config)
+
+
+def test_limits_allow_every_recipe_and_the_maxima():
+    config = TrainConfig(recipes=tuple(RECIPES), steps=2000, width=256, depth=6, batch_size=1024).resolved()
+    assert len(config.recipes) == 9 == len(RECIPES)
+    assert LIMITS["steps"][1] == 2000
+
+
+def test_a_scenario_fills_what_was_left_open():
+    config = TrainConfig(scenario="small_updates", steps=5).resolved()
+    scenario = SCENARIOS["small_updates"]
+    assert config.steps == 5 and config.learning_rate == scenario.learning_rate
+    assert config.recipes == scenario.recipes and config.dataset == scenario.dataset
+    assert DEFAULT_CONFIG.resolved().recipes == ("fp32", "fp16_no_scaling", "fp16_dynamic_scaling", "bf16")
+
+
+def test_the_stream_yields_start_steps_and_done_and_can_stop_early():
+    events = list(stream(SMALL))
+    assert [e["type"] for e in events] == ["start"] + ["step"] * 12 + ["done"]
+    assert [e["step"] for e in events[1:-1]] == list(range(1, 13))
+    assert set(events[1]["recipes"]) == set(RECIPES)
+    assert set(events[1]["recipes"]["fp32"]) == {"loss", "accuracy", "underflow_fraction", "nonfinite_count",
+                                                  "loss_scale", "skipped", "update_ratio"}
+    assert "histograms" in events[-2]
+    early = stream(SMALL)
+    next(early), next(early)
+    early.close()  # a client that goes away stops the run
+
+
+def test_the_result_has_the_api_shape_and_is_json_safe():
+    result = run(SMALL)
+    assert result["config"]["steps"] == 12 and result["config"]["recipes"] == list(RECIPES)
+    for recipe_id, recipe in result["recipes"].items():
+        for key in ("loss", "accuracy", "underflow_fraction", "nonfinite_count", "loss_scale",
+                    "update_ratio"):
+            assert len(recipe[key]) == 12, (recipe_id, key)
+        assert isinstance(recipe["final_loss"], float) and isinstance(recipe["skipped_steps"], list)
+        assert recipe["bytes_per_param"] == bytes_per_param(RECIPES[recipe_id], "adam")
+        assert recipe["histograms"][-1]["step"] == 12
+        assert recipe["gradient_range"]["format"] == RECIPES[recipe_id].output
+        grid = recipe["decision_grid"]
+        assert len(grid["x"]) == len(grid["y"]) == len(grid["values"]) == len(grid["values"][0]) == 24
+        assert {value for row in grid["values"] for value in row} <= {0, 1}
+    json.dumps(result, allow_nan=False)
+
+
+def test_non_finite_numbers_travel_as_null():
+    # a learning rate of 1 with FP16 and no scaling on unnormalised inputs blows the weights up
+    result = run(TrainConfig(scenario="large_activations", recipes=("fp16_no_scaling",), steps=40,
+                             learning_rate=1.0, optimizer="sgd"))
+    recipe = result["recipes"]["fp16_no_scaling"]
+    assert None in recipe["loss"] and recipe["final_loss"] is None
+    json.dumps(result, allow_nan=False)
+
+
+def test_the_same_configuration_and_seed_give_the_same_numbers_bit_for_bit():
+    first, second = run(SMALL), run(SMALL)
+    assert json.dumps(first, allow_nan=False) == json.dumps(second, allow_nan=False)
+    other = run(TrainConfig(recipes=tuple(RECIPES), steps=12, width=8, batch_size=16, seed=8))
+    assert other["recipes"]["fp32"]["loss"] != first["recipes"]["fp32"]["loss"]
+
+
+def test_every_recipe_starts_from_the_same_weights_and_data():
+    result = run(TrainConfig(recipes=("fp32", "tf32", "bf16"), steps=1))
+    losses = [r["loss"][0] for r in result["recipes"].values()]
+    assert max(losses) - min(losses) < 0.01  # only rounding tells them apart
+
+
+def test_weights_without_a_master_copy_stay_in_their_format():
+    data = make_dataset("spiral", 0)
+    mlp = MLP(2, 8, 2, 2)
+    for recipe_id in ("fp16_no_master", "bf16_no_master"):
+        recipe = RECIPES[recipe_id]
+        trainer = RecipeTrainer(recipe, mlp, mlp.init_params(0), task="classification", optimizer="adam",
+                                learning_rate=0.01, loss_weight=1.0, static_loss_scale=1.0, growth_interval=5)
+        for _ in range(5):
+            trainer.step(data.x_train[:32], data.y_train[:32])
+        np.testing.assert_array_equal(round_to_format(trainer.params, get_format(recipe.weights)),
+                                      trainer.params)
+
+
+def test_memory_per_parameter():
+    def total(recipe_id: str, optimizer: str = "adam") -> int:
+        return bytes_per_param(RECIPES[recipe_id], optimizer)["total"]
+
+    assert bytes_per_param(RECIPES["fp32"], "adam") == {"weights": 4, "master_weights": 0, "gradients": 4,
+                                                       "optimizer_states": 8, "total": 16}
+    assert bytes_per_param(RECIPES["bf16"], "adam") == {"weights": 2, "master_weights": 4, "gradients": 2,
+                                                       "optimizer_states": 8, "total": 16}
+    for mixed in ("tf32", "fp16_no_scaling", "fp16_static_scaling", "fp16_dynamic_scaling"):
+        assert total(mixed) == 16
+    assert total("fp16_no_master") == total("bf16_no_master") == 12
+    assert total("fp8_hybrid_delayed") == 15  # FP8 weights 1, FP32 master 4, BF16 gradients 2, Adam 8
+    assert total("fp32", "sgd") == 12 and total("bf16", "sgd") == 12 and total("bf16_no_master", "sgd") == 8
+    seven_billion = memory_for_model(RECIPES["fp16_dynamic_scaling"], "adam", 7 * 10**9)
+    assert seven_billion["total"] == 112.0 and seven_billion["master_weights"] == 28.0
+
+
+def test_the_training_core_imports_only_numpy_ml_dtypes_the_standard_library_and_formats():
+    """The optional torch backend (torch_*.py, extra [torch]) may import torch; nothing else may."""
+    for path in Path(app.training.__file__).parent.glob("*.py"):
+        allowed = {"numpy", "ml_dtypes", "app"} | ({"torch"} if path.name.startswith("torch_") else set())
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                assert top in allowed or top in sys.stdlib_module_names, (path.name, name)
+                if top == "app":
+                    assert name.startswith(("app.formats", "app.training")), (path.name, name)

@@ -1,0 +1,301 @@
+"""The HTML pages through TestClient: page and fragment, key content, JavaScript-off links, hostile input."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from app.formats import FORMATS, SCALAR_FORMATS, Real
+
+PAGES = [
+    "/",
+    "/visualise/float16?value=0.1",
+    "/visualise/float64?bits=0x3fb999999999999a",
+    "/visualise/int8?value=-123",
+    "/visualise/nf4?value=0.5",
+    "/compare?value=0.3952",
+    "/formats",
+    "/docs",
+]
+HX = {"HX-Request": "true"}
+STATIC = Path(__file__).resolve().parents[2] / "static"
+PAGE_BUDGET = 150_000
+
+
+class Elements(HTMLParser):
+    """Every start tag of a document with its attributes, and the text inside each element."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str]]] = []
+        self._open: list[int] = []
+        self.texts: dict[int, str] = {}
+        self.feed(html)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, {name: value or "" for name, value in attrs}))
+        if tag not in ("input", "meta", "link", "br", "img", "source", "circle", "line"):
+            self._open.append(len(self.tags) - 1)
+            self.texts[len(self.tags) - 1] = ""
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._open:
+            self._open.pop()
+
+    def handle_data(self, data: str) -> None:
+        for index in self._open:
+            self.texts[index] += data
+
+    def having(self, attribute: str) -> list[dict[str, str]]:
+        return [attrs for _, attrs in self.tags if attribute in attrs]
+
+    def text_of(self, attribute: str) -> str:
+        index = next(i for i, (_, attrs) in enumerate(self.tags) if attribute in attrs)
+        return " ".join(self.texts[index].split())
+
+
+def bits_of(href: str) -> int:
+    return int(parse_qs(urlsplit(href).query)["bits"][0], 16)
+
+
+# -- page or fragment ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("url", PAGES)
+def test_a_browser_gets_the_whole_page(client, url):
+    response = client.get(url)
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/html")
+    assert "<html" in response.text and "/static/vendor/htmx.min.js" in response.text
+    assert response.headers["vary"] == "HX-Request"
+
+
+@pytest.mark.parametrize("url", PAGES)
+def test_htmx_gets_only_the_fragment(client, url):
+    response = client.get(url, headers=HX)
+    assert response.status_code == 200
+    assert "<html" not in response.text and "<head" not in response.text
+    assert response.text.strip()
+
+
+@pytest.mark.parametrize("url", PAGES)
+def test_first_visit_stays_under_150_kb(client, url):
+    page = client.get(url).text
+    assets = ["/static/css/site.css", "/static/vendor/htmx.min.js"]
+    assets += ["/static/js/bitgrid.js"] if "bitgrid.js" in page else []
+    responses = [client.get(asset) for asset in assets]
+    assert all(r.status_code == 200 for r in responses), "run `make setup` to fill static/vendor"
+    assert len(page.encode()) + sum(len(r.content) for r in responses) < PAGE_BUDGET
+
+
+# -- the visualiser -----------------------------------------------------------------------------
+
+
+def test_float16_point_one_shows_its_exact_stored_value_and_bits(client):
+    page = Elements(client.get("/visualise/float16?value=0.1").text)
+    assert page.text_of("data-stored") == "0.0999755859375"
+    assert page.text_of("data-bits") == "0x2e66"
+    assert page.text_of("data-class") == "normal"
+    assert page.text_of("data-typed") == "0.1"
+    assert page.text_of("data-error-value") == "-0.0000244140625"
+
+
+@pytest.mark.parametrize("spec", SCALAR_FORMATS, ids=lambda s: s.id)
+def test_every_scalar_format_has_one_labelled_cell_per_bit(client, spec):
+    response = client.get(f"/visualise/{spec.id}?value=1")
+    assert response.status_code == 200
+    cells = Elements(response.text).having("data-bit")
+    assert sorted(int(c["data-bit"]) for c in cells) == list(range(spec.bits))
+    roles = [c["data-role"] for c in cells]
+    if spec.kind == "float":
+        assert roles.count("mantissa") == spec.mantissa_bits
+        assert roles.count("exponent") == spec.exponent_bits
+        assert roles.count("sign") == (1 if spec.signed else 0)
+    elif spec.kind == "int":
+        assert roles.count("sign") == (1 if spec.signed else 0)
+        assert roles.count("integer") == spec.bits - roles.count("sign")
+    else:
+        assert set(roles) == {"code"}
+    for cell in cells:
+        assert cell["aria-label"] == f"bit {cell['data-bit']}, {cell['data-role']}, {cell['data-value']}"
+
+
+@pytest.mark.parametrize("spec", SCALAR_FORMATS, ids=lambda s: s.id)
+def test_without_javascript_each_bit_links_to_its_pattern_with_that_bit_flipped(client, spec):
+    page = Elements(client.get(f"/visualise/{spec.id}?value=-0.75").text)
+    stored = int(page.text_of("data-bits"), 16)
+    for cell in page.having("data-bit"):
+        assert bits_of(cell["href"]) ^ stored == 1 << int(cell["data-bit"])
+        assert cell["hx-get"] == cell["href"]
+
+
+def test_bit_links_and_neighbours_keep_the_rounding_and_overflow_choices(client):
+    url = "/visualise/float16?value=0.1&rounding=toward_zero&overflow=saturate"
+    page = Elements(client.get(url).text)
+    links = [c["href"] for c in page.having("data-bit")] + [s["href"] for s in page.having("data-step")]
+    for href in links:
+        query = parse_qs(urlsplit(href).query)
+        assert query["rounding"] == ["toward_zero"] and query["overflow"] == ["saturate"]
+
+
+def test_neighbour_buttons_step_to_the_next_patterns(client):
+    page = Elements(client.get("/visualise/float16?bits=0x3c00").text)
+    steps = {s["data-step"]: bits_of(s["href"]) for s in page.having("data-step")}
+    assert steps == {"next-down": 0x3BFF, "next-up": 0x3C01}
+
+
+@pytest.mark.parametrize("url", ["/visualise/float16?bits=0x3c00", "/visualise/float16?value=0x3c00",
+                                 "/visualise/float16?value=0b0011110000000000"])
+def test_a_bit_pattern_decodes_in_the_format(client, url):
+    page = Elements(client.get(url).text)
+    assert page.text_of("data-stored") == "1"
+    assert not page.having("data-typed")
+
+
+def test_overflow_shows_the_flag_and_the_note(client):
+    page = Elements(client.get("/visualise/float8_e4m3fn?value=500").text)
+    assert page.text_of("data-class") == "nan"
+    assert [f["data-flag"] for f in page.having("data-flag")] == ["overflow"]
+    assert "no infinity" in page.text_of("data-note")
+    saturated = Elements(client.get("/visualise/float8_e4m3fn?value=500&overflow=saturate").text)
+    assert saturated.text_of("data-stored") == "448"
+
+
+def test_the_format_switcher_keeps_the_typed_value(client):
+    typed = Elements(client.get("/visualise/float16?value=1/3").text)
+    switch = {a["data-format"]: a["href"] for a in typed.having("data-format") if "href" in a}
+    assert set(switch) == {spec.id for spec in SCALAR_FORMATS}
+    assert parse_qs(urlsplit(switch["bfloat16"]).query)["value"] == ["1/3"]
+    from_bits = Elements(client.get("/visualise/float16?bits=0xc000").text)
+    switch = {a["data-format"]: a["href"] for a in from_bits.having("data-format") if "href" in a}
+    assert parse_qs(urlsplit(switch["float32"]).query)["value"] == ["-2"]
+
+
+def test_a_block_format_links_its_element_format_instead(client):
+    response = client.get("/visualise/mxfp4")
+    assert response.status_code == 422
+    page = Elements(response.text)
+    assert "block format" in page.text_of("data-error")
+    assert [a["href"] for a in page.having("data-link")] == ["/visualise/float4_e2m1fn"]
+
+
+def test_the_stored_value_is_in_a_live_region(client):
+    page = Elements(client.get("/visualise/float16?value=0.1").text)
+    live = next(attrs for _, attrs in page.tags if attrs.get("aria-live") == "polite")
+    assert "data-announce" in live
+    assert "0.0999755859375" in page.text_of("data-announce")
+
+
+# -- compare, formats, docs, home --------------------------------------------------------------
+
+
+def test_compare_lists_every_scalar_format_with_a_link_to_its_visualiser(client):
+    page = Elements(client.get("/compare?value=0.3952").text)
+    rows = [attrs["data-format"] for tag, attrs in page.tags if tag == "tr" and "data-format" in attrs]
+    assert rows == [spec.id for spec in SCALAR_FORMATS]
+    hrefs = {attrs["href"] for tag, attrs in page.tags if tag == "a"}
+    assert all(f"/visualise/{spec.id}?value=0.3952" in hrefs for spec in SCALAR_FORMATS)
+    assert "0.395263671875" in client.get("/compare?value=0.3952").text  # float16, exactly
+
+
+def test_compare_marks_overflow(client):
+    text = client.get("/compare?value=70000").text
+    assert 'data-flag="overflow"' in text and 'data-flag="inf"' in text
+
+
+def test_formats_lists_every_format_and_links_its_visualiser(client):
+    page = Elements(client.get("/formats").text)
+    rows = {attrs["data-format"] for tag, attrs in page.tags if tag == "tr" and "data-format" in attrs}
+    assert rows == set(FORMATS)
+    hrefs = {attrs["href"] for tag, attrs in page.tags if tag == "a"}
+    assert {f"/visualise/{spec.id}" for spec in SCALAR_FORMATS} <= hrefs
+    for link in page.having("data-element"):
+        assert client.get(link["href"]).status_code == 200
+
+
+def test_formats_shortens_long_constants_and_keeps_the_exact_one_in_a_title(client):
+    text = client.get("/formats").text
+    exact = Real.of(FORMATS["float64"].max).exact_string()
+    assert f'title="{exact}">≈1.797693e+308<' in text
+    assert ">65504<" in text
+
+
+def test_docs_describe_every_api_path_and_their_examples_work(client):
+    page = Elements(client.get("/docs").text)
+    documented = {attrs["data-path"] for attrs in page.having("data-path")}
+    assert documented == set(client.get("/openapi.json").json()["paths"])
+    examples = [a["href"] for a in page.having("data-example")]
+    assert "/api/formats/float16/decode?bits=0x3c00" in examples
+    for href in examples:
+        assert client.get(href).status_code == 200, href
+
+
+def test_home_links_to_every_page(client):
+    hrefs = {attrs["href"].split("?")[0] for tag, attrs in Elements(client.get("/").text).tags if tag == "a"}
+    assert {"/compare", "/formats", "/docs", "/visualise/float16", "/visualise/float8_e4m3fn"} <= hrefs
+
+
+# -- hostile input ------------------------------------------------------------------------------
+
+INJECTIONS = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", '" onmouseover="alert(1)']
+
+HOSTILE = [
+    ("/visualise/float16", {"value": "garbage"}, 422),
+    ("/visualise/float16", {"value": "9" * 5000}, 422),
+    ("/visualise/float16", {"value": "1" * 1200}, 422),
+    ("/visualise/float16", {"value": "١٢٣"}, 422),
+    ("/visualise/float16", {"value": "１２"}, 422),
+    ("/visualise/float16", {"value": "1e999999999"}, 422),
+    ("/visualise/float16", {"value": ""}, 422),
+    ("/visualise/float16", {"value": "   "}, 422),
+    ("/visualise/float16", {"value": "\x00"}, 422),
+    ("/visualise/float16", {"value": "NaN(0x7e00)"}, 422),
+    ("/visualise/float16", {"value": "infinity!"}, 422),
+    ("/visualise/float16", {"value": "--1"}, 422),
+    ("/visualise/float16", {"value": "1/0"}, 422),
+    ("/visualise/float16", {"value": "0x"}, 422),
+    ("/visualise/float16", {"value": "0x10000"}, 422),
+    ("/visualise/float16", {"value": "1; DROP TABLE formats; --"}, 422),
+    ("/visualise/float16", {"value": "' OR '1'='1"}, 422),
+    ("/visualise/float16", {"bits": "0x10000"}, 422),
+    ("/visualise/float16", {"bits": "0b" + "1" * 17}, 422),
+    ("/visualise/float8_e4m3fn", {"bits": "256"}, 422),
+    ("/visualise/float16", {"bits": ""}, 422),
+    ("/visualise/float16", {"bits": "-1"}, 422),
+    ("/visualise/float16", {"value": "1", "rounding": "sideways"}, 422),
+    ("/visualise/float16", {"value": "1", "overflow": "explode"}, 422),
+    ("/visualise/float16", {"value": "1", "seed": "abc"}, 422),
+    ("/visualise/float16", {"value": "1", "seed": "-1"}, 422),
+    ("/visualise/float16", {"value": "1", "seed": "9" * 30}, 422),
+    ("/visualise/nosuch", {"value": "1"}, 404),
+    ("/visualise/FLOAT16", {}, 404),
+    ("/visualise/%3Cscript%3Ealert(1)%3C%2Fscript%3E", {}, 404),
+    ("/visualise/mxfp8_e4m3", {}, 422),
+    ("/visualise/float16/extra", {}, 404),
+    ("/compare", {"value": "garbage"}, 422),
+    ("/compare", {"value": ""}, 422),
+    ("/compare", {"value": "0x3c00"}, 422),
+    ("/compare", {"value": "1e999999999"}, 422),
+    ("/compare", {"value": "٣"}, 422),
+    ("/compare", {"value": "x" * 5000}, 422),
+    ("/compare", {"rounding": "up"}, 422),
+    ("/compare", {"overflow": "wrap"}, 422),
+] + [(page, {"value": text}, 422) for text in INJECTIONS for page in ("/visualise/float16", "/compare")]
+
+
+@pytest.mark.parametrize(("path", "params", "status"), HOSTILE, ids=[f"{p}-{q}"[:60] for p, q, _ in HOSTILE])
+@pytest.mark.parametrize("headers", [{}, HX], ids=["page", "htmx"])
+def test_hostile_input_gets_a_4xx_with_the_reason_and_no_markup(client, path, params, status, headers):
+    response = client.get(path, params=params, headers=headers)
+    assert response.status_code == status
+    assert response.headers["content-type"].startswith("text/html")
+    assert Elements(response.text).text_of("data-error")
+    for text in INJECTIONS:
+        assert text not in response.text
+
+
+def test_the_hostile_table_is_long_enough():
+    assert len(HOSTILE) >= 30
