@@ -1,4 +1,7 @@
-"""Requests per second of the visualiser's fragment and the JSON API next to the app's trivial endpoint."""
+"""Requests per second of the visualiser's fragment and the JSON API next to the app's trivial endpoint.
+
+A repeated URL is served from the page cache; the row below it asks for a new value every time.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +11,13 @@ SECONDS = 5.0
 CONNECTIONS = 8
 GOAL = 0.5  # the visualiser fragment should serve at least half the trivial endpoint's rate
 
+# a different value on every request, so none is served from the page cache (it holds 1024)
+DISTINCT = [f"/visualise/float16?value=0.{i:05d}" for i in range(1, 20000)]
+
 ENDPOINTS = [
     ("trivial /healthz", "/healthz", {}),
     ("visualiser fragment", "/visualise/float16?value=0.1", {"HX-Request": "true"}),
+    ("  … a new value each time", DISTINCT, {"HX-Request": "true"}),
     ("visualiser page", "/visualise/float16?value=0.1", {}),
     ("encode API", "/api/formats/float16/encode?value=0.1", {}),
     ("compare API (20 formats)", "/api/compare?value=0.3952", {}),

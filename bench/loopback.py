@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import socket
 import subprocess
@@ -44,12 +45,14 @@ def server(workers: int = 1) -> Iterator[str]:
         proc.wait(timeout=10)
 
 
-async def _connection(port: int, request: bytes, until: float, latencies: list[float], statuses: dict) -> None:
+async def _connection(
+    port: int, requests: Iterator[bytes], until: float, latencies: list[float], statuses: dict
+) -> None:
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     try:
         while time.perf_counter() < until:
             start = time.perf_counter()
-            writer.write(request)
+            writer.write(next(requests))
             head = await reader.readuntil(b"\r\n\r\n")
             status = int(head.split(b" ", 2)[1])
             length = 0
@@ -63,17 +66,23 @@ async def _connection(port: int, request: bytes, until: float, latencies: list[f
         writer.close()
 
 
-def hammer(base: str, path: str, seconds: float, connections: int, headers: dict[str, str] | None = None) -> dict:
-    """Keep `connections` keep-alive connections busy on GET path for `seconds`; count and time responses."""
+def hammer(
+    base: str, path: str | list[str], seconds: float, connections: int, headers: dict[str, str] | None = None
+) -> dict:
+    """Keep `connections` keep-alive connections busy on GET path for `seconds`; count and time responses.
+
+    Given a list of paths, the connections take them in turn, so no path is asked for twice in a row.
+    """
     port = int(base.rsplit(":", 1)[1])
     extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
-    request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}\r\n".encode()
+    paths = [path] if isinstance(path, str) else path
+    requests = itertools.cycle([f"GET {p} HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}\r\n".encode() for p in paths])
     latencies: list[float] = []
     statuses: dict[int, int] = {}
 
     async def run() -> None:
         until = time.perf_counter() + seconds
-        await asyncio.gather(*(_connection(port, request, until, latencies, statuses) for _ in range(connections)))
+        await asyncio.gather(*(_connection(port, requests, until, latencies, statuses) for _ in range(connections)))
 
     started = time.perf_counter()
     asyncio.run(run())

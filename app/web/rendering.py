@@ -11,6 +11,7 @@ from jinja2_fragments.fastapi import Jinja2Blocks
 
 ROOT = Path(__file__).resolve().parents[2]
 templates = Jinja2Blocks(directory=str(ROOT / "templates"))
+templates.env.auto_reload = False  # templates change only with a deploy; no stat() per render
 
 
 def render(

@@ -6,9 +6,10 @@ import math
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
-from urllib.parse import urlencode
+from typing import Any
+from urllib.parse import quote
 
-from app.formats import Encoding, FormatSpec, Real, decode
+from app.formats import Encoding, FormatSpec, Real
 from app.web.serialise import real_json
 
 SHORT_LENGTH = 24
@@ -69,6 +70,7 @@ class BitCell:
     role: str
     value: int
     flipped: str  # the whole pattern, in hex, with this bit flipped
+    href: str | None = None  # the visualiser showing the flipped pattern, where cells are links
 
 
 @dataclass(frozen=True)
@@ -79,12 +81,16 @@ class BitGroup:
     cells: tuple[BitCell, ...]
 
 
-def bit_groups(enc: Encoding) -> list[BitGroup]:
+def bit_groups(enc: Encoding, links: dict[str, Any] | None = None) -> list[BitGroup]:
+    """The cells of a pattern grouped by role; with `links` (rounding, overflow, seed) each cell links its flip."""
     spec = enc.format
+    # only the pattern differs from cell to cell, so the rest of the URL is built once
+    template = visualise_url(spec.id, bits="{}", **links).replace("%7B%7D", "{}") if links is not None else None
     groups: list[BitGroup] = []
     for index in reversed(range(spec.bits)):
         role = bit_role(spec, index)
-        cell = BitCell(index, role, (enc.bits >> index) & 1, decode(spec, enc.bits ^ (1 << index)).hex)
+        flipped = f"0x{enc.bits ^ (1 << index):0{(spec.bits + 3) // 4}x}"  # as Encoding.hex writes it
+        cell = BitCell(index, role, (enc.bits >> index) & 1, flipped, template.format(flipped) if template else None)
         if groups and groups[-1].role == role:
             groups[-1] = BitGroup(role, groups[-1].cells + (cell,))
         else:
@@ -121,13 +127,13 @@ def visualise_url(
     overflow: str = DEFAULT_OVERFLOW, seed: int | None = None,
 ) -> str:
     """The visualiser's URL; choices left at their defaults stay out of it."""
-    query = {
-        "value": value, "bits": bits,
-        "rounding": None if rounding == DEFAULT_ROUNDING else rounding,
-        "overflow": None if overflow == DEFAULT_OVERFLOW else overflow,
-        "seed": seed,
-    }
-    params = urlencode({k: v for k, v in query.items() if v is not None})
+    query = [
+        ("value", value), ("bits", bits),
+        ("rounding", None if rounding == DEFAULT_ROUNDING else rounding),
+        ("overflow", None if overflow == DEFAULT_OVERFLOW else overflow),
+        ("seed", seed),
+    ]
+    params = "&".join(f"{name}={quote(str(v), safe='')}" for name, v in query if v is not None)
     return f"/visualise/{format_id}" + (f"?{params}" if params else "")
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -27,6 +26,7 @@ from app.formats import (
     ulp,
 )
 from app.web import inputs
+from app.web.page_cache import cached_page
 from app.web.rendering import render
 from app.web.views import (
     Shown,
@@ -74,9 +74,8 @@ def _results(enc: Encoding, result: Rounded | None, links: dict[str, Any]) -> di
         "enc": enc,
         "result": result,
         "fields": layout_roles(spec),
-        "groups": bit_groups(enc),
+        "groups": bit_groups(enc, links),
         "stored_short": shown(enc.value, 60, 17),
-        "bit_href": partial(visualise_url, spec.id, **links),
         "significand": shown(enc.significand, FULL),
         "int_parts": int_parts(enc) if spec.kind == "int" else None,
         "codebook": [decode(spec, code) for code in range(len(spec.codebook))],
@@ -93,6 +92,7 @@ def _results(enc: Encoding, result: Rounded | None, links: dict[str, Any]) -> di
 
 
 @router.get("/visualise/{format_id}", include_in_schema=False)
+@cached_page()
 def visualise(
     request: Request,
     format_id: str,
