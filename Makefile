@@ -9,7 +9,7 @@ PY_STAMP := $(VENV)/.installed
 NPM_STAMP := node_modules/.installed
 VENDOR_STAMP := static/vendor/.installed
 # Files from npm packages that the pages load, served as /static/vendor/<file name>.
-VENDOR_FILES := node_modules/htmx.org/dist/htmx.min.js
+VENDOR_FILES := node_modules/htmx.org/dist/htmx.min.js node_modules/uplot/dist/uPlot.iife.min.js node_modules/uplot/dist/uPlot.min.css
 PIP := $(BIN)/python -m pip --disable-pip-version-check --quiet
 
 .PHONY: run test lint bench setup
@@ -29,10 +29,11 @@ bench: $(PY_STAMP)
 
 setup: $(PY_STAMP) $(VENDOR_STAMP)
 
+# The extras are resolved together with the lock, so a pin of pyproject.toml that the lock contradicts fails;
+# [torch] comes too, so that `make test` runs the torch backend's tests.
 $(PY_STAMP): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(PIP) install -r requirements.lock
-	$(PIP) install --no-deps -e .
+	$(PIP) install -r requirements.lock -e '.[dev,torch]'
 	touch $@
 
 $(NPM_STAMP): package.json package-lock.json
