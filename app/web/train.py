@@ -1,0 +1,92 @@
+"""The live training demo: the /train page, the run's event stream, and (in train_api) POST /api/train.
+
+Without JavaScript the form asks for `run=1` and the page shows the finished run as SVG charts; with it,
+the page streams /train/stream?<the same query> and draws every step as it comes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
+
+from app.formats import InputError
+from app.training import RECIPES, SCENARIOS
+from app.web import train_api
+from app.web.rendering import render
+from app.web.train_charts import charts
+from app.web.train_inputs import SETTINGS, config_from_query, form_values, model_size, scenario_defaults
+from app.web.train_runs import RunsBusy, RunsDep, replay, result
+from app.web.train_views import FINAL_COLUMNS, MEMORY_PARTS, final_rows, in_words, memory_rows
+
+router = APIRouter()
+router.include_router(train_api.router)
+
+
+class EventStream(StreamingResponse):
+    """Server-sent events; `on_close` runs however the response ends, the client going away included."""
+
+    media_type = "text/event-stream"
+
+    def __init__(self, content: AsyncIterator[bytes], on_close: Callable[[], None] | None = None) -> None:
+        super().__init__(content, headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        self.on_close = on_close
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            if self.on_close:
+                self.on_close()
+
+
+def _page_context(values: dict[str, Any]) -> dict[str, Any]:
+    scenario = SCENARIOS.get(values["scenario"], SCENARIOS["baseline"])
+    return {
+        "values": values, "settings": SETTINGS, "recipes": RECIPES.values(), "scenarios": SCENARIOS.values(),
+        "scenario": scenario, "defaults": {s: scenario_defaults(s) for s in SCENARIOS},
+        "final_columns": FINAL_COLUMNS, "memory_parts": MEMORY_PARTS,
+        "error": None, "result": None, "charts": [], "final": [], "memory": [], "model_size": None,
+    }
+
+
+@router.get("/train", include_in_schema=False)
+def train_page(request: Request, runs: RunsDep) -> HTMLResponse:
+    query = request.query_params
+    context = _page_context(form_values(query))
+    status, headers = 200, {}
+    try:
+        config = config_from_query(query)
+        resolved = config.resolved()
+        size = model_size(query.get("params"))
+        context |= {"memory": memory_rows(resolved.recipes, resolved.optimizer, size),
+                    "model_size": in_words(size), "optimizer": resolved.optimizer}
+        if query.get("run"):
+            finished = result(runs.record(config))
+            context |= {"result": finished, "charts": charts(finished), "final": final_rows(finished)}
+    except InputError as error:
+        context["error"], status = str(error), 422
+    except RunsBusy as busy:
+        context["error"], status, headers = str(busy), 503, busy.headers
+    response = render(request, "train.html", context, fragment="results", status_code=status)
+    response.headers.update(headers)
+    return response
+
+
+@router.get("/train/stream", include_in_schema=False)
+def train_stream(request: Request, runs: RunsDep) -> Response:
+    """The run as server-sent events: start, one per step, done; a cached run is replayed at once."""
+    try:
+        config = config_from_query(request.query_params)
+        recorded = runs.cached(config)
+        if recorded is not None:
+            return EventStream(replay(recorded))
+        live = runs.live(config)
+    except InputError as error:
+        return JSONResponse({"detail": str(error)}, status_code=422)
+    except RunsBusy as busy:
+        return JSONResponse({"detail": str(busy)}, status_code=503, headers=busy.headers)
+    return EventStream(live.frames(), on_close=live.close)

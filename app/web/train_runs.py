@@ -1,0 +1,183 @@
+"""Training runs the web layer computes: a few at once, each configuration once.
+
+A run is recorded as its server-sent events (start, one per step, done), each the bytes of one SSE frame.
+A bounded LRU cache keyed by the resolved configuration keeps the last runs, so the same configuration
+streams again, answers the JSON API or renders the page without training again.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Generator, Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any, cast
+
+from fastapi import Depends, Request
+from starlette.concurrency import run_in_threadpool
+
+from app.training import ResolvedConfig, TrainConfig, stream
+from app.training.gather import gather
+
+MAX_CONCURRENT_RUNS = 4  # per process; a run keeps one core busy
+CACHE_RUNS = 64
+CACHE_BYTES = 64 * 2**20
+RETRY_AFTER_SECONDS = 2  # a default run takes about a second
+PULL_SECONDS = 0.03  # a live stream sends what it computed in this long, about 30 updates a second
+REPLAY_FRAMES = 100  # frames per write when a cached run is sent again
+
+Recorded = tuple[bytes, ...]
+
+
+class RunsBusy(Exception):
+    """Every slot is taken; the message is a sentence for the person waiting."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"The lab is already training {limit} runs, its limit at once; "
+            f"try again in {RETRY_AFTER_SECONDS} seconds."
+        )
+        self.headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}
+
+
+def frame(event: dict[str, Any]) -> bytes:
+    """One server-sent event: its type as the event name, the event as JSON (which has no NaN or infinity)."""
+    data = json.dumps(event, separators=(",", ":"), allow_nan=False)
+    return f"event: {event['type']}\ndata: {data}\n\n".encode()
+
+
+def result(recorded: Recorded) -> dict[str, Any]:
+    """The POST /api/train result of a recorded run."""
+    return gather(json.loads(f.split(b"\ndata: ", 1)[1]) for f in recorded)
+
+
+class TrainRuns:
+    """The slots and the cache of one app; `computed` counts the runs trained (cache misses)."""
+
+    def __init__(self, max_concurrent: int = MAX_CONCURRENT_RUNS, cache_runs: int = CACHE_RUNS,
+                 cache_bytes: int = CACHE_BYTES) -> None:
+        self.max_concurrent = max_concurrent
+        self.cache_runs, self.cache_bytes = cache_runs, cache_bytes
+        self.running = 0
+        self.computed = 0
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[ResolvedConfig, Recorded] = OrderedDict()
+        self._cached_bytes = 0
+
+    def acquire(self) -> None:
+        """Take a slot, or raise RunsBusy."""
+        with self._lock:
+            if self.running >= self.max_concurrent:
+                raise RunsBusy(self.max_concurrent)
+            self.running += 1
+            self.computed += 1
+
+    def release(self) -> None:
+        with self._lock:
+            self.running -= 1
+
+    @contextmanager
+    def slot(self) -> Iterator[None]:
+        self.acquire()
+        try:
+            yield
+        finally:
+            self.release()
+
+    def cached(self, config: TrainConfig) -> Recorded | None:
+        key = config.resolved()
+        with self._lock:
+            recorded = self._cache.get(key)
+            if recorded is not None:
+                self._cache.move_to_end(key)
+            return recorded
+
+    def store(self, config: TrainConfig, recorded: Recorded) -> None:
+        size = sum(map(len, recorded))
+        if size > self.cache_bytes:
+            return
+        with self._lock:
+            key = config.resolved()
+            if key in self._cache:
+                return
+            self._cache[key] = recorded
+            self._cached_bytes += size
+            while len(self._cache) > self.cache_runs or self._cached_bytes > self.cache_bytes:
+                _, evicted = self._cache.popitem(last=False)
+                self._cached_bytes -= sum(map(len, evicted))
+
+    def record(self, config: TrainConfig) -> Recorded:
+        """The run, from the cache or trained now in the calling thread (raises RunsBusy when no slot is free)."""
+        recorded = self.cached(config)
+        if recorded is None:
+            with self.slot():
+                recorded = tuple(map(frame, stream(config)))
+            self.store(config, recorded)
+        return recorded
+
+    def live(self, config: TrainConfig) -> LiveRun:
+        """A run to stream as it trains, holding a slot until it is closed (raises RunsBusy)."""
+        self.acquire()
+        return LiveRun(self, config)
+
+
+class LiveRun:
+    """One streamed run: trains in worker threads a few steps at a time; cached when it completes."""
+
+    def __init__(self, runs: TrainRuns, config: TrainConfig) -> None:
+        self._runs, self._config = runs, config
+        # stream() is a generator (annotated as an iterator): closing it stops the training
+        self._events = cast(Generator[dict[str, Any], None, None], stream(config))
+        self._recorded: list[bytes] = []
+        self.finished = False
+        self._closed = False
+
+    def pull(self) -> bytes:
+        """The frames computed in PULL_SECONDS; the start event and the first step alone, so they leave at once."""
+        deadline = time.perf_counter() + PULL_SECONDS
+        first = len(self._recorded)
+        for event in self._events:
+            self._recorded.append(frame(event))
+            if event["type"] == "done":
+                self.finished = True
+                self._runs.store(self._config, tuple(self._recorded))
+            if event["type"] != "step" or event["step"] == 1 or time.perf_counter() > deadline:
+                break
+        else:
+            self.finished = True
+        return b"".join(self._recorded[first:])
+
+    async def frames(self) -> AsyncIterator[bytes]:
+        while not self.finished:
+            yield await run_in_threadpool(self.pull)
+
+    def close(self) -> None:
+        """Stop training (the client went away, or the run is done) and give the slot back; idempotent."""
+        if not self._closed:
+            self._closed = True
+            self._events.close()
+            self._runs.release()
+
+
+async def replay(recorded: Recorded) -> AsyncIterator[bytes]:
+    """A cached run's frames, sent as fast as the connection takes them."""
+    for start in range(0, len(recorded), REPLAY_FRAMES):
+        yield b"".join(recorded[start:start + REPLAY_FRAMES])
+
+
+_creating = threading.Lock()
+
+
+def train_runs(request: Request) -> TrainRuns:
+    """The app's TrainRuns, made on first use; a test may put its own in app.state.train_runs first."""
+    state = request.app.state
+    with _creating:
+        if not hasattr(state, "train_runs"):
+            state.train_runs = TrainRuns()
+    runs: TrainRuns = state.train_runs
+    return runs
+
+
+RunsDep = Annotated[TrainRuns, Depends(train_runs)]

@@ -1,0 +1,139 @@
+// The live line charts: loss (log10), loss scale (log2, a cross at each skipped step) and underflow share,
+// one uPlot chart each, every recipe a series. Steps are gathered as they arrive and drawn once per frame.
+
+const HEIGHT = 220;
+const SUPERSCRIPT = Object.fromEntries([..."-0123456789"].map((c, i) => [c, "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"[i]]));
+const SERIES = ["loss", "loss_scale", "underflow_fraction"];
+const Y_SCALES = {
+  loss: { distr: 3, log: 10 },
+  loss_scale: { distr: 3, log: 2 },
+  underflow_fraction: { range: (u, min, max) => [0, Math.max(max, 0.01)] },
+};
+const Y_VALUES = {
+  loss: (u, ticks) => ticks.map((v) => (v == null ? "" : String(+v.toPrecision(2)))),
+  loss_scale: (u, ticks) => ticks.map((v) => (v == null ? "" : power(Math.round(Math.log2(v))))),
+  underflow_fraction: (u, ticks) => ticks.map((v) => `${+(100 * v).toPrecision(3)}%`),
+};
+
+let loading = null;
+
+export const power = (e) => `2${String(e).replace(/./g, (c) => SUPERSCRIPT[c])}`;
+
+// uPlot and its stylesheet load on the first run only, so the page itself stays small.
+export function loadUPlot() {
+  loading ??= new Promise((resolve, reject) => {
+    const style = Object.assign(document.createElement("link"), { rel: "stylesheet", href: "/static/vendor/uPlot.min.css" });
+    const script = Object.assign(document.createElement("script"), { src: "/static/vendor/uPlot.iife.min.js" });
+    script.addEventListener("load", () => resolve(window.uPlot));
+    script.addEventListener("error", () => reject(new Error("The chart library did not load.")));
+    document.head.append(style, script);
+  });
+  return loading;
+}
+
+// Colour and dash pattern of a recipe, from the stylesheet (the same ones the server's SVG charts use).
+export function recipeStyle(recipeId) {
+  const probe = document.createElement("span");
+  probe.dataset.recipe = recipeId;
+  document.body.append(probe);
+  const style = getComputedStyle(probe);
+  const dash = style.getPropertyValue("--dash").trim();
+  const result = {
+    color: style.getPropertyValue("--recipe").trim(),
+    dash: dash === "none" || !dash ? undefined : dash.split(/\s+/).map(Number),
+  };
+  probe.remove();
+  return result;
+}
+
+function themeColour(name) {
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+}
+
+export class LiveCharts {
+  constructor(uPlot, root, start) {
+    this.ids = Object.keys(start.recipes);
+    this.steps = start.config.steps;
+    this.x = [];
+    this.values = Object.fromEntries(SERIES.map((name) => [name, this.ids.map(() => [])]));
+    this.skipped = this.ids.map(() => []);
+    this.styles = this.ids.map(recipeStyle);
+    this.pending = false;
+    this.plots = SERIES.map((name) => {
+      const box = root.querySelector(`[data-chart="${name}"]`);
+      box.replaceChildren();
+      return new uPlot(this.options(start, name, box), [this.x, ...this.values[name]], box);
+    });
+    this.resizer = new ResizeObserver(() => {
+      for (const plot of this.plots) plot.setSize({ width: plot.root.parentElement.clientWidth, height: HEIGHT });
+    });
+    for (const plot of this.plots) this.resizer.observe(plot.root.parentElement);
+  }
+
+  options(start, name, box) {
+    const axis = { stroke: themeColour("--muted"), grid: { stroke: themeColour("--border"), width: 1 }, ticks: { show: false } };
+    return {
+      width: box.clientWidth,
+      height: HEIGHT,
+      legend: { show: false },
+      cursor: { drag: { x: false, y: false } },
+      scales: { x: { time: false, range: [1, Math.max(this.steps, 2)] }, y: Y_SCALES[name] },
+      axes: [{ ...axis, size: 32 }, { ...axis, size: 56, values: Y_VALUES[name] }],
+      series: [
+        { label: "step" },
+        ...this.ids.map((id, i) => ({
+          label: start.recipes[id].name,
+          stroke: this.styles[i].color,
+          dash: this.styles[i].dash,
+          width: 2,
+          points: { show: false },
+        })),
+      ],
+      hooks: name === "loss_scale" ? { draw: [(u) => this.drawSkipped(u)] } : {},
+    };
+  }
+
+  drawSkipped(u) {
+    const { ctx } = u;
+    const r = 4 * devicePixelRatio;
+    ctx.save();
+    ctx.lineWidth = 1.5 * devicePixelRatio;
+    this.skipped.forEach((steps, i) => {
+      ctx.strokeStyle = this.styles[i].color;
+      ctx.beginPath();
+      for (const [step, scale] of steps) {
+        const cx = u.valToPos(step, "x", true);
+        const cy = u.valToPos(scale, "y", true);
+        ctx.moveTo(cx - r, cy - r);
+        ctx.lineTo(cx + r, cy + r);
+        ctx.moveTo(cx + r, cy - r);
+        ctx.lineTo(cx - r, cy + r);
+      }
+      ctx.stroke();
+    });
+    ctx.restore();
+  }
+
+  step(event) {
+    this.x.push(event.step);
+    this.ids.forEach((id, i) => {
+      const values = event.recipes[id];
+      for (const name of SERIES) this.values[name][i].push(values[name]);
+      if (values.skipped) this.skipped[i].push([event.step, values.loss_scale]);
+    });
+    if (!this.pending) {
+      this.pending = true;
+      requestAnimationFrame(() => this.draw());
+    }
+  }
+
+  draw() {
+    this.pending = false;
+    this.plots.forEach((plot, i) => plot.setData([this.x, ...this.values[SERIES[i]]]));
+  }
+
+  destroy() {
+    this.resizer.disconnect();
+    for (const plot of this.plots) plot.destroy();
+  }
+}

@@ -1,0 +1,103 @@
+// Gradient-exponent histograms, one small SVG per recipe, over the representable range of its gradient format:
+// the subnormal band, the normal band, and the bars that fall outside them (underflow left, overflow right).
+
+import { power } from "./train_charts.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+const WIDTH = 360;
+const HEIGHT = 130;
+const PLOT = { left: 6, right: WIDTH - 6, top: 6, bottom: HEIGHT - 22 };
+const FAR = 64; // a format range beyond ±2^64 (FP32's, BF16's) is left off the shared axis
+
+function node(name, attributes, text) {
+  const element = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, value);
+  if (text !== undefined) element.textContent = text;
+  return element;
+}
+
+// One exponent axis for every recipe: the bars seen, and each format's limits that lie within ±2^64.
+function view(ranges, histograms) {
+  const ends = [];
+  for (const h of Object.values(histograms)) if (h.exponents.length) ends.push(h.exponents[0], h.exponents.at(-1));
+  for (const r of Object.values(ranges)) {
+    for (const e of [r.min_subnormal_log2, r.max_log2]) if (e != null && Math.abs(e) <= FAR) ends.push(Math.floor(e));
+  }
+  return { low: Math.min(...ends) - 2, high: Math.max(...ends) + 2 };
+}
+
+function summary(range, h) {
+  const total = h.counts.reduce((a, b) => a + b, 0) + h.zeros + h.nonfinite;
+  const below = h.exponents.reduce((sum, e, i) => (e < range.min_subnormal_log2 ? sum + h.counts[i] : sum), 0);
+  const share = below ? `≈${((100 * below) / total).toPrecision(2)}` : "0";
+  return `${share}% below min subnormal, ${h.zeros} zero, ${h.nonfinite} inf or NaN`;
+}
+
+function drawOne(figure, info, h, axis) {
+  const range = info.gradient_range;
+  const span = axis.high - axis.low + 1;
+  const x = (e) => PLOT.left + ((Math.min(Math.max(e, axis.low), axis.high + 1) - axis.low) / span) * (PLOT.right - PLOT.left);
+  const svg = figure.querySelector("svg");
+  const label = `${info.name}: gradient exponents in ${range.format}; ${summary(range, h)}`;
+  svg.setAttribute("aria-label", label);
+  const parts = [];
+  if (range.min_subnormal_log2 != null) {
+    parts.push(node("rect", { class: "band-subnormal", x: x(range.min_subnormal_log2), y: PLOT.top,
+      width: x(range.min_normal_log2) - x(range.min_subnormal_log2), height: PLOT.bottom - PLOT.top }));
+  }
+  const normalLow = range.min_normal_log2 ?? range.min_subnormal_log2;
+  parts.push(node("rect", { class: "band-normal", x: x(normalLow), y: PLOT.top,
+    width: x(range.max_log2) - x(normalLow), height: PLOT.bottom - PLOT.top }));
+  const tallest = Math.max(1, ...h.counts);
+  const width = (PLOT.right - PLOT.left) / span;
+  h.exponents.forEach((e, i) => {
+    const height = (h.counts[i] / tallest) * (PLOT.bottom - PLOT.top);
+    const outside = e < range.min_subnormal_log2 || e > range.max_log2;
+    parts.push(node("rect", { class: outside ? "bar outside" : "bar", x: x(e) + 0.5, y: PLOT.bottom - height,
+      width: Math.max(width - 1, 1), height }));
+  });
+  for (const e of [range.min_subnormal_log2, range.min_normal_log2, range.max_log2]) {
+    if (e != null && e >= axis.low && e <= axis.high + 1) {
+      parts.push(node("line", { class: "marker", x1: x(e), x2: x(e), y1: PLOT.top, y2: PLOT.bottom }));
+    }
+  }
+  const every = Math.max(4, Math.ceil(span / 6 / 4) * 4);
+  for (let e = Math.ceil(axis.low / every) * every; e <= axis.high; e += every) {
+    parts.push(node("text", { x: x(e), y: HEIGHT - 6, "text-anchor": "middle" }, power(e)));
+  }
+  svg.replaceChildren(...parts);
+  figure.querySelector("[data-histogram-note]").textContent = summary(range, h);
+}
+
+function limits(range) {
+  const normal = range.min_normal_log2 == null ? "" : `, normals from ${power(range.min_normal_log2)}`;
+  const sub = range.min_subnormal_log2 == null ? "" : `subnormals from ${power(range.min_subnormal_log2)}`;
+  return `${range.format}: ${sub}${normal}, max ≈ ${power(Math.floor(range.max_log2))}`;
+}
+
+// A figure per recipe, made at the start of a run; drawn again at each histogram snapshot.
+export function makeHistograms(root, start) {
+  root.replaceChildren();
+  for (const [id, info] of Object.entries(start.recipes)) {
+    const figure = document.createElement("figure");
+    figure.className = "histogram";
+    figure.dataset.histogram = id;
+    const caption = document.createElement("figcaption");
+    const note = document.createElement("small");
+    note.dataset.histogramNote = "";
+    note.textContent = "Drawn at the first snapshot, after a few steps.";
+    const range = document.createElement("small");
+    range.textContent = limits(info.gradient_range);
+    caption.append(info.name, range, note);
+    figure.append(caption, node("svg", { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: "img", "aria-label": info.name }));
+    root.append(figure);
+  }
+}
+
+export function drawHistograms(root, start, histograms) {
+  const ranges = Object.fromEntries(Object.keys(histograms).map((id) => [id, start.recipes[id].gradient_range]));
+  const axis = view(ranges, histograms);
+  for (const [id, h] of Object.entries(histograms)) {
+    drawOne(root.querySelector(`[data-histogram="${id}"]`), start.recipes[id], h, axis);
+  }
+}

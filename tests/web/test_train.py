@@ -1,0 +1,301 @@
+"""The training demo through TestClient: the page (with and without htmx, with JavaScript off), the event
+stream, POST /api/train, every limit and hostile input, the cap on runs at once, and the cache."""
+
+from __future__ import annotations
+
+import json
+import re
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+
+from app.training import RECIPES, TrainConfig, run
+from app.web import train_runs
+from app.web.train_runs import TrainRuns
+from tests.web.test_pages import HX, PAGE_BUDGET, Elements
+
+SHORT = {"steps": 12, "width": 8, "batch_size": 16}
+SHORT_QUERY = "steps=12&width=8&batch=16"
+STATIC = Path(__file__).resolve().parents[2] / "static"
+
+
+@pytest.fixture
+def runs(client) -> TrainRuns:
+    """The app's slots and cache, fresh, so that a test can count what was computed."""
+    client.app.state.train_runs = TrainRuns(max_concurrent=2)
+    return client.app.state.train_runs
+
+
+def frames(text: str) -> list[dict]:
+    """The events of a server-sent event stream."""
+    return [json.loads(frame.split("\ndata: ", 1)[1]) for frame in text.strip().split("\n\n")]
+
+
+def is_sentence(detail: object) -> bool:
+    return isinstance(detail, str) and 10 < len(detail) < 400 and detail.rstrip().endswith((".", ")"))
+
+
+# -- the page -----------------------------------------------------------------------------------
+
+
+def test_a_browser_gets_the_whole_page_with_a_labelled_control_for_every_setting(client):
+    response = client.get("/train")
+    assert response.status_code == 200
+    assert "<html" in response.text and response.headers["vary"] == "HX-Request"
+    page = Elements(response.text)
+    labels = {attrs["for"] for tag, attrs in page.tags if tag == "label" and "for" in attrs}
+    named = [attrs for tag, attrs in page.tags if tag in ("input", "select") and "name" in attrs]
+    assert {a["name"] for a in named} >= {"scenario", "recipe", "dataset", "optimizer", "activation", "steps", "lr",
+                                          "width", "depth", "batch", "seed", "loss_scale", "growth_interval", "params"}
+    assert all(a["id"] in labels for a in named)
+    assert {a["value"] for a in named if a["name"] == "recipe"} == set(RECIPES)
+    actions = {a["data-action"] for _, a in page.tags if "data-action" in a}
+    assert actions == {"start", "stop", "reset"}
+
+
+def test_htmx_gets_only_the_results_fragment(client):
+    response = client.get(f"/train?{SHORT_QUERY}&run=1", headers=HX)
+    assert response.status_code == 200
+    assert "<html" not in response.text and "<form" not in response.text
+    assert 'id="train-final"' in response.text and 'id="train-memory"' in response.text
+
+
+def test_the_form_shows_the_configuration_of_the_url(client):
+    page = Elements(client.get("/train?scenario=tiny_gradients&steps=50&lr=0.02&recipe=fp32&recipe=bf16").text)
+    inputs = {a["name"]: a for tag, a in page.tags if tag == "input" and a.get("type") != "checkbox"}
+    assert inputs["steps"]["value"] == "50" and inputs["lr"]["value"] == "0.02"
+    assert inputs["loss_scale"]["value"] == "65536"  # the scenario's, for what the URL leaves out
+    checked = {a["value"] for tag, a in page.tags if a.get("name") == "recipe" and "checked" in a}
+    assert checked == {"fp32", "bf16"}
+    assert "Tiny gradients" in page.text_of("data-scenario-title")
+
+
+def test_the_first_visit_stays_within_the_page_budget(client):
+    page = client.get("/train").text
+    assets = ["/static/css/site.css", "/static/css/train.css", "/static/vendor/htmx.min.js"]
+    assets += [f"/static/js/{p.name}" for p in STATIC.glob("js/train*.js")]
+    responses = [client.get(asset) for asset in assets]
+    assert all(r.status_code == 200 for r in responses)
+    assert len(page.encode()) + sum(len(r.content) for r in responses) < PAGE_BUDGET
+
+
+def test_without_javascript_a_run_renders_svg_charts_and_the_final_table(client):
+    response = client.get(f"/train?scenario=large_activations&{SHORT_QUERY}&run=1")
+    assert response.status_code == 200
+    page = Elements(response.text)
+    charts = {a["data-chart-svg"] for a in page.having("data-chart-svg")}
+    assert charts == {"loss", "loss-scale", "underflow"}
+    recipes = TrainConfig(scenario="large_activations").resolved().recipes
+    lines = [a for tag, a in page.tags if tag == "path" and "series" in a.get("class", "")]
+    assert sorted(a["data-recipe"] for a in lines) == sorted(recipes * 3)
+    assert all(re.fullmatch(r"(M-?\d+,-?\d+l[-\d, ]+)+", a["d"]) for a in lines)
+    result = client.post("/api/train", json={"scenario": "large_activations", **SHORT}).json()
+    for recipe_id in recipes:
+        row = next(a for tag, a in page.tags if tag == "td" and "data-final-loss" in a and
+                   a["data-final-loss"] == repr(result["recipes"][recipe_id]["final_loss"]))
+        assert row
+
+
+def test_the_memory_table_totals_the_typed_model_size(client):
+    page = client.get("/train?recipe=fp32&recipe=bf16_no_master&params=7B").text
+    rows = re.findall(r'<tr data-recipe="(\w+)">.*?data-gigabytes>([^<]+)<', page, re.S)
+    assert rows == [("fp32", "112 GB"), ("bf16_no_master", "84 GB")]
+    assert "7 billion" in page
+
+
+@pytest.mark.parametrize(("query", "phrase"), [
+    ("steps=2001", "steps must be at most 2000"),
+    ("width=257", "width must be at most 256"),
+    ("depth=7", "depth must be at most 6"),
+    ("batch=1025", "batch_size must be at most 1024"),
+    ("recipe=fp64", "Unknown recipe 'fp64'"),
+    ("scenario=huge", "Unknown scenario 'huge'"),
+    ("steps=-5", "steps must be at least 1"),
+    ("steps=1000000000", "at most 2000"),
+    ("steps=1e3", "Steps must be a whole number"),
+    ("width=0", "width must be at least 2"),
+    ("batch=100000", "at most 1024"),
+    ("lr=abc", "Learning rate must be a number"),
+    ("lr=nan", "learning_rate must be a finite number"),
+    ("lr=1e999", "learning_rate must be a finite number"),
+    ("recipe=", "at least one recipe"),
+    ("recipe=fp32&recipe=fp32", "only once"),
+    ("steps=" + "9" * 1000, "too long"),
+    ("recipe=" + "x" * 1000, "too long"),
+    ("seed=-1", "seed must be at least 0"),
+    ("params=abc", "model size"),
+    ("params=1e30", "model size"),
+    ("params=1.5", "model size"),
+    ("steps=2000&width=256&depth=6&batch=1024", "too large"),
+])
+def test_a_page_outside_the_limits_says_why(client, query, phrase):
+    response = client.get(f"/train?{query}&run=1")
+    assert response.status_code == 422
+    message = Elements(response.text).text_of("data-error")
+    assert phrase in message and is_sentence(message)
+
+
+# -- POST /api/train ----------------------------------------------------------------------------
+
+
+def test_the_api_returns_every_step_of_every_recipe(client):
+    response = client.post("/api/train", json={"scenario": "tiny_gradients", "recipes": ["fp32", "fp16_no_scaling"],
+                                                **SHORT, "seed": 3})
+    assert response.status_code == 200
+    result = response.json()
+    assert result["config"]["steps"] == 12 and result["config"]["seed"] == 3
+    assert list(result["recipes"]) == ["fp32", "fp16_no_scaling"]
+    for record in result["recipes"].values():
+        for series in ("loss", "underflow_fraction", "nonfinite_count", "loss_scale"):
+            assert len(record[series]) == 12
+        assert isinstance(record["final_loss"], float) and isinstance(record["skipped_steps"], list)
+        assert record["bytes_per_param"]["total"] == 16
+    assert result["recipes"]["fp16_no_scaling"]["underflow_fraction"][0] > 0.2  # tiny gradients flushed
+
+
+def test_the_same_configuration_gives_the_same_numbers_bit_for_bit(client):
+    body = {"scenario": "large_activations", **SHORT, "seed": 11}
+    first = client.post("/api/train", json=body)
+    client.app.state.train_runs = TrainRuns()  # computed again, not served from the cache
+    second = client.post("/api/train", json=body)
+    assert client.app.state.train_runs.computed == 1
+    assert first.content == second.content
+    config = TrainConfig(scenario="large_activations", steps=12, width=8, batch_size=16, seed=11)
+    assert first.json() == json.loads(json.dumps(run(config)))
+
+
+@pytest.mark.parametrize(("field", "value", "phrase"), [
+    ("steps", 2001, "steps must be at most 2000"),
+    ("width", 257, "width must be at most 256"),
+    ("depth", 7, "depth must be at most 6"),
+    ("batch_size", 1025, "batch_size must be at most 1024"),
+])
+def test_each_limit_is_a_422_that_names_it(client, field, value, phrase):
+    response = client.post("/api/train", json={field: value})
+    assert response.status_code == 422
+    assert phrase in response.json()["detail"]
+
+
+HOSTILE_BODIES = [
+    {"recipes": ["fp64"]}, {"scenario": "huge"}, {"steps": -5}, {"steps": 10**9}, {"steps": 10**40}, {"width": 0},
+    {"batch_size": 10**6}, {"learning_rate": "abc"}, {"recipes": []}, {"recipes": ["fp32", "fp32"]},
+    {"recipes": "fp32"}, {"recipes": list(RECIPES) * 2}, {"scenario": "x" * 1000}, {"recipes": ["x" * 1000]},
+    {"dataset": "x" * 1000}, {"steps": 1.5}, {"steps": "ten"}, {"steps": None, "unknown": 1}, {"seed": -1},
+    {"seed": 2**70}, {"static_loss_scale": 1e300}, {"growth_interval": 0}, {"optimizer": "lamb"},
+    {"activation": "gelu"}, [], "train", 3,
+    {"recipes": list(RECIPES), "steps": 2000, "width": 256, "depth": 6, "batch_size": 1024},
+]
+RAW_BODIES = [b'{"learning_rate": NaN}', b'{"learning_rate": Infinity}', b'{"steps": ', b"\xff\xfe", b""]
+
+
+@pytest.mark.parametrize("body", HOSTILE_BODIES, ids=lambda b: json.dumps(b)[:40])
+def test_hostile_bodies_get_a_4xx_sentence(client, body):
+    response = client.post("/api/train", json=body)
+    assert 400 <= response.status_code < 500
+    assert is_sentence(response.json()["detail"])
+
+
+@pytest.mark.parametrize("raw", RAW_BODIES, ids=repr)
+def test_broken_json_gets_a_4xx_sentence(client, raw):
+    response = client.post("/api/train", content=raw, headers={"content-type": "application/json"})
+    assert 400 <= response.status_code < 500
+    assert is_sentence(response.json()["detail"])
+
+
+def test_the_request_model_is_documented(client):
+    schema = client.get("/openapi.json").json()["components"]["schemas"]["TrainRequest"]["properties"]
+    assert "2000" in schema["steps"]["description"] and "fp8_hybrid_delayed" in schema["recipes"]["description"]
+
+
+# -- a few runs at once, each configuration once ---------------------------------------------------
+
+
+def test_beyond_the_cap_a_run_is_refused_with_retry_after(client, runs):
+    with ExitStack() as held:
+        for _ in range(runs.max_concurrent):
+            held.enter_context(runs.slot())
+        refusals = [client.post("/api/train", json=SHORT), client.get(f"/train?{SHORT_QUERY}&run=1"),
+                    client.get(f"/train/stream?{SHORT_QUERY}")]
+        for response in refusals:
+            assert response.status_code == 503
+            assert int(response.headers["retry-after"]) > 0
+        assert "2 runs" in refusals[0].json()["detail"] and is_sentence(refusals[0].json()["detail"])
+        assert "2 runs" in Elements(refusals[1].text).text_of("data-error")
+    assert client.post("/api/train", json=SHORT).status_code == 200
+
+
+def test_a_cached_run_is_served_while_every_slot_is_taken(client, runs):
+    client.post("/api/train", json=SHORT)
+    with runs.slot(), runs.slot():
+        assert client.post("/api/train", json=SHORT).status_code == 200
+
+
+def test_an_identical_configuration_is_computed_once(client, runs):
+    first = client.post("/api/train", json=SHORT)
+    # the same resolved configuration, spelled out: the scenario's recipes and defaults
+    spelled = {**SHORT, "scenario": "baseline", "seed": 0, "recipes": list(TrainConfig().resolved().recipes)}
+    second = client.post("/api/train", json=spelled)
+    page = client.get(f"/train?{SHORT_QUERY}&run=1")
+    streamed = client.get(f"/train/stream?{SHORT_QUERY}")
+    assert runs.computed == 1
+    assert first.content == second.content and page.status_code == streamed.status_code == 200
+    assert [e["type"] for e in frames(streamed.text)][-1] == "done"
+    client.post("/api/train", json={**SHORT, "seed": 1})
+    assert runs.computed == 2
+
+
+def test_the_cache_keeps_the_most_recent_runs():
+    runs = TrainRuns(cache_runs=2)
+    configs = [TrainConfig(steps=2, width=4, batch_size=4, seed=seed) for seed in range(3)]
+    for config in configs[:2]:
+        runs.record(config)
+    runs.record(configs[0])  # now the most recent
+    runs.record(configs[2])  # pushes out the least recent, seed 1
+    assert runs.computed == 3
+    assert [runs.cached(c) is not None for c in configs] == [True, False, True]
+
+
+# -- the event stream ---------------------------------------------------------------------------
+
+
+def test_the_stream_sends_start_each_step_in_order_and_done(client, runs):
+    with client.stream("GET", f"/train/stream?{SHORT_QUERY}&recipe=fp32&recipe=bf16") as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        events = frames(response.read().decode())
+    assert [e["type"] for e in events] == ["start"] + ["step"] * 12 + ["done"]
+    assert [e["step"] for e in events[1:-1]] == list(range(1, 13))
+    assert set(events[0]["recipes"]) == set(events[-1]["recipes"]) == {"fp32", "bf16"}
+    assert events[0]["scenario"]["explanation"]
+    api = client.post("/api/train", json={**SHORT, "recipes": ["fp32", "bf16"]}).json()
+    assert runs.computed == 1  # the stream filled the cache
+    assert [e["recipes"]["bf16"]["loss"] for e in events[1:-1]] == api["recipes"]["bf16"]["loss"]
+
+
+def test_the_stream_stops_training_when_its_client_goes_away(client, runs, monkeypatch):
+    pulled, closed = [], []
+    original = train_runs.stream
+
+    def watched(config):
+        try:
+            for event in original(config):
+                pulled.append(event["type"])
+                yield event
+        finally:
+            closed.append(True)
+
+    monkeypatch.setattr(train_runs, "stream", watched)
+    with client.stream("GET", "/train/stream?steps=2000&width=8&batch=16") as response:
+        lines = response.iter_lines()
+        assert next(lines) == "event: start"
+    assert closed == [True]
+    assert pulled.count("step") < 2000 and "done" not in pulled
+    assert runs.running == 0 and runs.cached(TrainConfig(steps=2000, width=8, batch_size=16)) is None
+
+
+@pytest.mark.parametrize("query", ["steps=2001", "recipe=fp64", "lr=abc", "steps=" + "1" * 100])
+def test_a_refused_stream_answers_json_with_a_sentence(client, query):
+    response = client.get(f"/train/stream?{query}")
+    assert response.status_code == 422
+    assert is_sentence(response.json()["detail"])
