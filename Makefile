@@ -14,7 +14,9 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check --quiet
 
 .PHONY: run test lint bench setup
 
+# The database is brought to the newest schema first; the storage tests migrate databases of their own.
 run: setup
+	$(BIN)/precision-lab migrate
 	$(BIN)/precision-lab serve
 
 test: setup

@@ -1,22 +1,35 @@
-"""The `precision-lab` command: serve the app, run the benchmarks."""
+"""The `precision-lab` command: serve the app, migrate its database, certificates and keys, benchmarks."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import uvicorn
+from pydantic import ValidationError
+from sqlalchemy import make_url
 
+from app.quiz.certificate_id import InvalidCertificateId, normalise_certificate_id
+from app.quiz.signing import jwks, new_seed_text
 from app.settings import get_settings
+from app.store.certificates import UnknownCertificate, list_certificates, revoke_certificate
+from app.store.database import create_database_engine, migrate, open_session
 
 _SOURCE_ROOT = Path(__file__).resolve().parents[1]
 
 
 def _serve(args: argparse.Namespace) -> int:
-    uvicorn.run("app.main:app", host=args.host, port=args.port, workers=args.workers)
+    settings = get_settings()
+    uvicorn.run(
+        "app.main:app",
+        host=settings.host if args.host is None else args.host,
+        port=settings.port if args.port is None else args.port,
+        workers=settings.workers if args.workers is None else args.workers,
+    )
     return 0
 
 
@@ -30,26 +43,105 @@ def _bench(args: argparse.Namespace) -> int:
     return int(runner.main(args.names))
 
 
+def _database_url(args: argparse.Namespace) -> str:
+    return str(args.database_url or get_settings().database_url)
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    url = _database_url(args)
+    migrate(url)
+    print(f"{make_url(url).render_as_string()}: schema at the newest revision.")
+    return 0
+
+
+def _list_certificates(args: argparse.Namespace) -> int:
+    engine = create_database_engine(_database_url(args))
+    with open_session(engine) as session:
+        for certificate in list_certificates(session, args.status):
+            issued = certificate.issued_at.date().isoformat()
+            score = f"{certificate.score}/{certificate.total}"
+            print("\t".join([certificate.id, issued, certificate.status, score, certificate.name, certificate.quiz]))
+    engine.dispose()
+    return 0
+
+
+def _revoke_certificate(args: argparse.Namespace) -> int:
+    try:
+        certificate_id = normalise_certificate_id(args.id)
+    except InvalidCertificateId as error:
+        print(f"precision-lab certificates revoke: {error}", file=sys.stderr)
+        return 2
+    engine = create_database_engine(_database_url(args))
+    try:
+        with open_session(engine) as session:
+            certificate = revoke_certificate(session, certificate_id, args.reason)
+    except UnknownCertificate:
+        print(f"precision-lab certificates revoke: no certificate has the ID {certificate_id}.", file=sys.stderr)
+        return 1
+    finally:
+        engine.dispose()
+    assert certificate.revoked_at is not None
+    print(f"{certificate.id} revoked {certificate.revoked_at.date().isoformat()}: {certificate.revoked_reason}")
+    return 0
+
+
+def _keys(args: argparse.Namespace) -> int:
+    if args.new:
+        print(new_seed_text())
+        return 0
+    public_key = get_settings().load_signing_key().public_key()
+    print(json.dumps(jwks([public_key]), indent=2))
+    return 0
+
+
+def _add_database_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--database-url", help="SQLAlchemy URL (default: the database_url setting)")
+
+
 def _parser() -> argparse.ArgumentParser:
-    settings = get_settings()
+    # Defaults come from the settings when a command runs, so `keys --new` works before any are valid.
     parser = argparse.ArgumentParser(prog="precision-lab", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
 
     serve = commands.add_parser("serve", help="serve the web app with uvicorn")
-    serve.add_argument("--host", default=settings.host, help="address to listen on (default %(default)s)")
-    serve.add_argument("--port", type=int, default=settings.port, help="port (default %(default)s)")
-    serve.add_argument("--workers", type=int, default=settings.workers, help="processes (default %(default)s)")
+    serve.add_argument("--host", help="address to listen on (default: the host setting, 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port (default: the port setting, 8000)")
+    serve.add_argument("--workers", type=int, help="processes (default: the workers setting, 1)")
     serve.set_defaults(handler=_serve)
 
     bench = commands.add_parser("bench", help="run the benchmarks in bench/ and print their tables")
     bench.add_argument("names", nargs="*", help="only these benchmarks, e.g. `encode` for bench_encode.py")
     bench.set_defaults(handler=_bench)
+
+    migrate_command = commands.add_parser("migrate", help="create or upgrade the database schema (Alembic)")
+    _add_database_option(migrate_command)
+    migrate_command.set_defaults(handler=_migrate)
+
+    certificates = commands.add_parser("certificates", help="list or revoke issued certificates")
+    actions = certificates.add_subparsers(dest="action", required=True)
+    listing = actions.add_parser("list", help="one line per certificate, newest first: id, date, status, score, name")
+    listing.add_argument("--status", choices=["valid", "revoked"], help="only certificates with this status")
+    _add_database_option(listing)
+    listing.set_defaults(handler=_list_certificates)
+    revoke = actions.add_parser("revoke", help="mark a certificate revoked; its page and verification say so")
+    revoke.add_argument("id", help="the certificate ID, e.g. ABCD-EFGH-JKMN-PQRS-T")
+    revoke.add_argument("--reason", required=True, help="why, in a sentence; shown with the certificate")
+    _add_database_option(revoke)
+    revoke.set_defaults(handler=_revoke_certificate)
+
+    keys = commands.add_parser("keys", help="print the public JWKS of the signing key (development: made on first use)")
+    keys.add_argument("--new", action="store_true", help="print a fresh base64 seed for PRECISION_LAB_SIGNING_KEY")
+    keys.set_defaults(handler=_keys)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    return int(args.handler(args))
+    try:
+        return int(args.handler(args))
+    except ValidationError as error:
+        print(f"precision-lab: the settings cannot be used.\n{error}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

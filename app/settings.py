@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 from typing import Literal
 
-from pydantic import model_validator
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from app.quiz.signing import load_or_create_dev_key, private_key_from_text
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="PRECISION_LAB_", env_file=".env", extra="ignore")
+    # Errors never echo their input: it may hold the signing key or a database password.
+    model_config = SettingsConfigDict(
+        env_prefix="PRECISION_LAB_",
+        env_file=".env",
+        extra="ignore",
+        validate_by_name=True,
+        validate_by_alias=True,
+        hide_input_in_errors=True,
+    )
 
     environment: Literal["development", "test", "production"] = "development"
     debug: bool = False
@@ -18,12 +30,52 @@ class Settings(BaseSettings):
     port: int = 8000
     workers: int = 1
     max_input_length: int = 1100
+    # SQLAlchemy URL; a plain DATABASE_URL (as hosting platforms set it) is honoured too.
+    database_url: str = Field(
+        default="sqlite:///precision_lab.db",
+        validation_alias=AliasChoices("PRECISION_LAB_DATABASE_URL", "DATABASE_URL"),
+    )
+    # Ed25519 key that signs certificates: PEM, or the base64 of its 32-byte seed (`precision-lab keys --new`).
+    signing_key: SecretStr | None = None
+    # Where development keeps the key it generates on first run when signing_key is not set.
+    signing_key_file: Path = Path("var/signing-key.pem")
+    pass_mark: float = Field(default=0.8, gt=0, le=1)
+    # Origin that certificate and credential URLs are built on.
+    public_base_url: str = "http://127.0.0.1:8000"
+
+    @field_validator("signing_key")
+    @classmethod
+    def _readable_signing_key(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None:
+            try:
+                private_key_from_text(value.get_secret_value())
+            except ValueError as error:
+                raise ValueError(f"PRECISION_LAB_SIGNING_KEY: {error}") from None
+        return value
+
+    @field_validator("public_base_url")
+    @classmethod
+    def _origin(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("PRECISION_LAB_PUBLIC_BASE_URL must start with http:// or https://.")
+        return value.rstrip("/")
 
     @model_validator(mode="after")
     def _refuse_unsafe_production(self) -> Settings:
         if self.environment == "production" and self.debug:
             raise ValueError("PRECISION_LAB_DEBUG must be off when PRECISION_LAB_ENVIRONMENT is production.")
+        if self.environment == "production" and self.signing_key is None:
+            raise ValueError(
+                "PRECISION_LAB_SIGNING_KEY must be set when PRECISION_LAB_ENVIRONMENT is production "
+                "(`precision-lab keys --new` prints a fresh one)."
+            )
         return self
+
+    def load_signing_key(self) -> Ed25519PrivateKey:
+        """The configured signing key, or else the development key kept in signing_key_file."""
+        if self.signing_key is not None:
+            return private_key_from_text(self.signing_key.get_secret_value())
+        return load_or_create_dev_key(self.signing_key_file)
 
 
 @lru_cache

@@ -1,0 +1,50 @@
+"""The quiz core: the question bank, generated questions, drawing an attempt, grading, and certificate ids.
+
+Imports the standard library, numpy, ml_dtypes and app.formats only; never the web or storage layers.
+"""
+
+from app.quiz.bank import BANK_DIR, Bank, BankError, Topic, load_bank
+from app.quiz.certificate_id import InvalidCertificateId, is_well_formed, new_certificate_id, normalise_certificate_id
+from app.quiz.draw import DEFAULT_COUNT, draw_attempt, question_from_id
+from app.quiz.generators import GENERATORS, UnknownQuestion
+from app.quiz.grading import AnswerError, Feedback, grade, passed, score
+from app.quiz.questions import (
+    QUESTION_TYPES,
+    BitPattern,
+    Choice,
+    ChoiceQuestion,
+    MultipleSelect,
+    Numeric,
+    Question,
+    SingleChoice,
+)
+
+__all__ = [
+    "BANK_DIR",
+    "DEFAULT_COUNT",
+    "GENERATORS",
+    "QUESTION_TYPES",
+    "AnswerError",
+    "Bank",
+    "BankError",
+    "BitPattern",
+    "Choice",
+    "ChoiceQuestion",
+    "Feedback",
+    "InvalidCertificateId",
+    "MultipleSelect",
+    "Numeric",
+    "Question",
+    "SingleChoice",
+    "Topic",
+    "UnknownQuestion",
+    "draw_attempt",
+    "grade",
+    "is_well_formed",
+    "load_bank",
+    "new_certificate_id",
+    "normalise_certificate_id",
+    "passed",
+    "question_from_id",
+    "score",
+]

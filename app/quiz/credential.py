@@ -1,0 +1,95 @@
+"""A certificate as an Open Badges 3.0 credential, signed as a VC-JWT with the certificate key.
+
+The JWT payload is the credential itself with the registered claims Open Badges 3.0 maps onto it
+(iss = issuer id, jti = credential id, nbf = validFrom), so a third party verifies it with our JWKS alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from joserfc import jwt
+from joserfc.errors import JoseError
+from joserfc.jwa import EdDSAAlgorithm
+from joserfc.jwk import KeySet, OKPKey
+from joserfc.jws import JWSRegistry
+
+from app.quiz.signing import ALGORITHM, CertificateFields, key_id, utc_text
+
+ISSUER_NAME = "Precision Lab"
+_CONTEXT = ["https://www.w3.org/ns/credentials/v2", "https://purl.imsglobal.org/spec/ob/v3p0/context-3.0.3.json"]
+
+
+class InvalidCredential(ValueError):
+    """The token is not a well-formed credential signed by a key of the given JWKS."""
+
+
+class _EdDSA(EdDSAAlgorithm):
+    # RFC 9864 prefers the name "Ed25519", but Open Badges verifiers expect "EdDSA"; our keys are only Ed25519.
+    security_warning = None  # type: ignore[assignment]  # joserfc types it str here, None in its base
+
+
+class _Registry(JWSRegistry):
+    algorithms = {**JWSRegistry.algorithms, ALGORITHM: _EdDSA()}
+
+
+_REGISTRY = _Registry(algorithms=[ALGORITHM])
+_REQUIRED_CLAIMS = jwt.JWTClaimsRegistry(iss={"essential": True}, jti={"essential": True}, nbf={"essential": True})
+
+
+def verification_url(base_url: str, certificate_id: str) -> str:
+    """The page where anyone checks this certificate: the credential's id."""
+    return f"{base_url}/verify/{certificate_id}"
+
+
+def credential(certificate: CertificateFields, base_url: str) -> dict[str, Any]:
+    """The Open Badges 3.0 OpenBadgeCredential of a certificate, as JSON."""
+    achievement = {
+        "id": f"{base_url}/quiz",
+        "type": ["Achievement"],
+        "achievementType": "Certificate",
+        "name": certificate.quiz,
+        "description": "A quiz on number formats from FP64 to FP4 and on mixed-precision training.",
+        "criteria": {
+            "narrative": "Pass one attempt of the quiz: questions drawn across every topic, graded on the server."
+        },
+    }
+    return {
+        "@context": _CONTEXT,
+        "id": verification_url(base_url, certificate.id),
+        "type": ["VerifiableCredential", "OpenBadgeCredential"],
+        "name": f"{certificate.quiz}: certificate",
+        "description": f"Answered {certificate.score} of {certificate.total} questions correctly.",
+        "issuer": {"id": f"{base_url}/", "type": ["Profile"], "name": ISSUER_NAME, "url": f"{base_url}/"},
+        "validFrom": utc_text(certificate.issued_at),
+        "credentialSubject": {
+            "type": ["AchievementSubject"],
+            # The name the student chose to print is all we know of them, so it is their identifier.
+            "identifier": [
+                {"type": "IdentityObject", "identityType": "name", "hashed": False, "identityHash": certificate.name}
+            ],
+            "achievement": achievement,
+        },
+    }
+
+
+def credential_jwt(certificate: CertificateFields, key: Ed25519PrivateKey, base_url: str) -> str:
+    """The certificate's credential as a compact JWS signed EdDSA, its header naming the key by `kid`."""
+    body = credential(certificate, base_url)
+    issued = int(certificate.issued_at.timestamp())
+    claims = {**body, "iss": body["issuer"]["id"], "jti": body["id"], "nbf": issued, "iat": issued}
+    header = {"alg": ALGORITHM, "kid": key_id(key.public_key()), "typ": "JWT"}
+    return jwt.encode(header, claims, OKPKey.import_key(key), registry=_REGISTRY)
+
+
+def verify_credential_jwt(token: str, jwks: Mapping[str, Any]) -> dict[str, Any]:
+    """The claims of a credential whose signature checks with a key of jwks; InvalidCredential otherwise."""
+    try:
+        keys = KeySet.import_key_set(dict(jwks))  # type: ignore[arg-type]
+        claims = jwt.decode(token, keys, registry=_REGISTRY).claims
+        _REQUIRED_CLAIMS.validate(claims)
+    except (JoseError, ValueError, TypeError, KeyError) as error:
+        raise InvalidCredential(f"The credential does not verify: {error}") from error
+    return claims

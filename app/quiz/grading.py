@@ -1,0 +1,139 @@
+"""Grading one answer as it arrives from a form or JSON, and scoring an attempt."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+
+from app.formats import InputError, Real, decimal, decode, get_format, parse_number
+from app.quiz.questions import BitPattern, ChoiceQuestion, Numeric, Question, approx, show_bits
+
+MAX_ANSWER_LENGTH = 200
+_BIT_ANSWER = re.compile(r"(?:0x(?P<hex>[0-9a-f]+)|0b(?P<bin>[01]+)|(?P<plain>[01]+))", re.ASCII | re.IGNORECASE)
+
+
+class AnswerError(ValueError):
+    """An answer that cannot be read; the message says what is expected (a 422, never a wrong answer)."""
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """The verdict on one answer: whether it is right, the right answer, and why (paragraphs split by a blank line)."""
+
+    correct: bool
+    correct_answer: str
+    explanation: str
+
+
+def grade(question: Question, answer: object) -> Feedback:
+    """Grade one answer; AnswerError when it cannot be read as an answer to this question."""
+    if isinstance(question, ChoiceQuestion):
+        return _grade_choices(question, _read_choices(answer, question))
+    if isinstance(question, Numeric):
+        return _grade_numeric(question, answer)
+    if isinstance(question, BitPattern):
+        return _grade_bits(question, answer)
+    raise TypeError(f"no grading for {type(question).__name__}")
+
+
+def score(feedbacks: Iterable[Feedback]) -> tuple[int, int]:
+    """(right answers, answers)."""
+    verdicts = [feedback.correct for feedback in feedbacks]
+    return sum(verdicts), len(verdicts)
+
+
+def passed(score: int, total: int, pass_mark: float = 0.8) -> bool:
+    """Whether score/total reaches the pass mark (0.8 means 80%), compared exactly."""
+    return total > 0 and Fraction(score, total) >= Fraction(pass_mark).limit_denominator(10_000)
+
+
+def read_bit_pattern(text: str, width: int) -> int:
+    """A pattern typed as hex (0x3c00), binary (0b0011…) or plain binary digits; spaces and underscores ignored."""
+    compact = re.sub(r"[\s_]", "", text)
+    match = _BIT_ANSWER.fullmatch(compact)
+    if not match or len(compact) > MAX_ANSWER_LENGTH:
+        raise AnswerError(
+            f"Type a {width}-bit pattern in hex (0x3c00), in binary (0b0011110000000000) or as binary digits "
+            "(0011 1100 0000 0000)."
+        )
+    digits, base = (match["hex"], 16) if match["hex"] else (match["bin"] or match["plain"], 2)
+    pattern = int(digits, base)
+    if pattern >> width:
+        raise AnswerError(f"The pattern {text.strip()!r} has more than {width} bits; this format has {width}.")
+    return pattern
+
+
+def _text(answer: object, expected: str) -> str:
+    if not isinstance(answer, str) or not answer.strip() or len(answer) > MAX_ANSWER_LENGTH:
+        raise AnswerError(f"Expected {expected}.")
+    return answer.strip()
+
+
+def _read_index(item: object, count: int) -> int:
+    if isinstance(item, str) and item.strip().isdigit() and len(item) < 10:
+        item = int(item)
+    if isinstance(item, bool) or not isinstance(item, int) or not 0 <= item < count:
+        raise AnswerError(f"Pick a choice by its index, from 0 to {count - 1}.")
+    return item
+
+
+def _read_choices(answer: object, question: ChoiceQuestion) -> frozenset[int]:
+    count = len(question.options)
+    if question.type == "single":
+        if isinstance(answer, list | tuple):
+            raise AnswerError(f"Pick exactly one choice, by its index from 0 to {count - 1}.")
+        return frozenset({_read_index(answer, count)})
+    items = re.split(r"[\s,]+", _text(answer, "indices")) if isinstance(answer, str) else answer
+    if not isinstance(items, list | tuple) or not [item for item in items if item != ""]:
+        raise AnswerError(f"Pick one or more choices, as a list of indices from 0 to {count - 1} (such as 0,2).")
+    return frozenset(_read_index(item, count) for item in items if item != "")
+
+
+def _grade_choices(question: ChoiceQuestion, picked: frozenset[int]) -> Feedback:
+    right = sorted(question.answers)
+    correct = picked == question.answers
+    paragraphs = [question.explanation] + [question.options[i].explanation for i in right]
+    paragraphs += [
+        f"You chose “{question.options[i].text}”: {question.options[i].explanation}"
+        for i in sorted(picked - question.answers)
+    ]
+    answer_text = "; ".join(question.options[i].text for i in right)
+    return Feedback(correct, answer_text, "\n\n".join(p for p in paragraphs if p))
+
+
+def _grade_numeric(question: Numeric, answer: object) -> Feedback:
+    if isinstance(answer, int | float) and not isinstance(answer, bool):
+        answer = repr(answer)  # the shortest decimal that reads back as the JSON number, as it was typed
+    text = _text(answer, "a number such as 65504, 6.1e-5, 1/3 or 0x1p-14, without units")
+    try:
+        given = parse_number(text)
+    except InputError as error:
+        raise AnswerError(f"{error} Type a number without units.") from None
+    correct = given.is_finite and question.accepts(given.fraction)
+    shown = _numeric_answer_text(question)
+    paragraphs = [question.explanation] if correct else [f"You answered {text}.", question.explanation]
+    return Feedback(correct, shown, "\n\n".join(p for p in paragraphs if p))
+
+
+def _numeric_answer_text(question: Numeric) -> str:
+    """The right answer of a numeric question, with the tolerance a person is allowed."""
+    text, notes = Real.of(question.answer).exact_string(), []
+    if len(text) > 16:
+        text, notes = approx(question.answer), [f"exactly {text}"]
+    if question.tolerance:
+        margin = decimal(question.tolerance * 100)[0] + "%" if question.relative else decimal(question.tolerance)[0]
+        notes.append(f"answers within {margin} count")
+    return f"{text} ({'; '.join(notes)})" if notes else text
+
+
+def _grade_bits(question: BitPattern, answer: object) -> Feedback:
+    spec = get_format(question.format)
+    given = read_bit_pattern(_text(answer, f"a {spec.bits}-bit pattern as text, such as 0x3c00"), spec.bits)
+    correct = given == question.answer
+    paragraphs = [question.explanation]
+    if not correct:
+        value = decode(spec, given).value.exact_string()
+        paragraphs.insert(0, f"You entered {show_bits(question.format, given)}, which in {spec.name} is {value}.")
+    return Feedback(correct, show_bits(question.format, question.answer), "\n\n".join(p for p in paragraphs if p))

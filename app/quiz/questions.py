@@ -1,0 +1,130 @@
+"""Quiz questions, one class per type (single, multiple, numeric, bits), and how their values are shown."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import ClassVar, Literal
+
+from app.formats import Encoding, Real, decode, get_format, next_down, next_up
+
+QuestionType = Literal["single", "multiple", "numeric", "bits"]
+QUESTION_TYPES: tuple[QuestionType, ...] = ("single", "multiple", "numeric", "bits")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One choice of a choice question, with why it is right or wrong."""
+
+    text: str
+    explanation: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Question:
+    """What every question has; `explanation` is the reason behind the answer, shown after answering."""
+
+    type: ClassVar[QuestionType]
+    id: str
+    topic: str
+    prompt: str
+    explanation: str = ""
+
+    @property
+    def choices(self) -> tuple[str, ...] | None:
+        """The texts of the choices, in order, or None for questions answered by typing."""
+        return None
+
+    def public(self) -> dict[str, object]:
+        """What the browser may see before the question is answered: no answer, no explanation."""
+        view: dict[str, object] = {"id": self.id, "type": self.type, "prompt": self.prompt}
+        if self.choices is not None:
+            view["choices"] = list(self.choices)
+        return view
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChoiceQuestion(Question):
+    """A question answered by picking choices by their index (0 for the first)."""
+
+    options: tuple[Choice, ...]
+    answers: frozenset[int]
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(option.text for option in self.options)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SingleChoice(ChoiceQuestion):
+    """Exactly one choice is right."""
+
+    type: ClassVar[QuestionType] = "single"
+
+
+@dataclass(frozen=True, kw_only=True)
+class MultipleSelect(ChoiceQuestion):
+    """Every right choice, and no other, must be picked."""
+
+    type: ClassVar[QuestionType] = "multiple"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Numeric(Question):
+    """A number, right when within `tolerance` of the answer (a fraction of |answer| when `relative`)."""
+
+    type: ClassVar[QuestionType] = "numeric"
+    answer: Fraction
+    tolerance: Fraction = Fraction(0)
+    relative: bool = False
+
+    def accepts(self, value: Fraction) -> bool:
+        allowed = self.tolerance * abs(self.answer) if self.relative else self.tolerance
+        return abs(value - self.answer) <= allowed
+
+
+@dataclass(frozen=True, kw_only=True)
+class BitPattern(Question):
+    """A bit pattern of one scalar format, compared as an integer."""
+
+    type: ClassVar[QuestionType] = "bits"
+    format: str
+    answer: int
+
+
+def show_bits(format_id: str, bits: int) -> str:
+    """A pattern as a person reads it: hex, then binary split into sign, exponent and mantissa fields."""
+    encoding = decode(get_format(format_id), bits)
+    spec, binary = encoding.format, encoding.binary
+    if spec.kind == "float":
+        cuts = [spec.sign_bits, spec.sign_bits + spec.exponent_bits]
+        fields = [binary[: cuts[0]], binary[cuts[0] : cuts[1]], binary[cuts[1] :]]
+        binary = " ".join(field for field in fields if field)
+    return f"{encoding.hex} (binary {binary})"
+
+
+def approx(x: Fraction) -> str:
+    """A value rounded to three significant figures, and said to be: ≈ 6.1e-5."""
+    mantissa, _, exponent = f"{float(x):.3g}".partition("e")
+    return f"≈ {mantissa}e{int(exponent)}" if exponent else f"≈ {mantissa}"
+
+
+def anatomy(encoding: Encoding) -> str:
+    """How the fields of a float pattern make its value: sign, exponent field, mantissa field, significand."""
+    spec, exponent = encoding.format, encoding.exponent or 0
+    exponent_note = (f"exponent field 0, a subnormal, so 2^{exponent}" if encoding.cls == "subnormal"
+                     else f"exponent field {encoding.exponent_field} − bias {spec.bias} = {exponent}")
+    return (f"{show_bits(spec.id, encoding.bits)}: sign {encoding.sign}, {exponent_note}, mantissa field "
+            f"{encoding.mantissa_field:0{spec.mantissa_bits}b}, so the value is {'−' if encoding.sign else ''}"
+            f"{encoding.significand_binary} (binary) × 2^{exponent} = {encoding.value.exact_string()}")
+
+
+def rounding_story(x: Real, stored: Encoding) -> str:
+    """Which value x is stored as, and between which two neighbours it was rounded."""
+    value = stored.value.exact_string()
+    if stored.value == x:
+        return f"{stored.hex} = {value} exactly: it is representable"
+    lower, upper = (stored, next_up(stored)) if stored.value.fraction < x.fraction else (next_down(stored), stored)
+    assert lower is not None and upper is not None  # x lies strictly between two finite values
+    return (f"{stored.hex} = {value}, the nearer of the two values around it, {lower.value.exact_string()} and "
+            f"{upper.value.exact_string()} (a tie would go to the one with an even mantissa)")

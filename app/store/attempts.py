@@ -1,0 +1,149 @@
+"""Quiz attempts: start one, record answers, finish it (issuing the certificate of a pass in the same transaction).
+
+Every write commits its own transaction. An attempt belongs to the browser token that started it: `get_attempt`
+answers None both for an unknown id and for someone else's attempt, so ids cannot be probed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any, cast
+
+from sqlalchemy import CursorResult, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from app.quiz.certificate_id import new_certificate_id
+from app.quiz.signing import Signed, certificate_payload
+from app.store.models import NAME_MAX_LENGTH, Answer, Attempt, Certificate
+
+Issue = Callable[[Mapping[str, object]], Signed]
+"""Signs a certificate payload: `app.quiz.signing.certificate_signer(key)` makes one."""
+
+
+class AlreadyAnswered(Exception):
+    """The question of this attempt has its answer already; answers are locked once given."""
+
+
+class AttemptFinished(Exception):
+    """The attempt is finished, so it takes no more answers."""
+
+
+class QuestionNotDrawn(LookupError):
+    """The question is not one of those drawn for this attempt."""
+
+
+def owner_hash(owner_token: str) -> str:
+    """What is stored of the browser token that owns an attempt: its sha256 in hex."""
+    return hashlib.sha256(owner_token.encode("utf-8")).hexdigest()
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def create_attempt(session: Session, seed: int, question_ids: Sequence[str], owner_token: str) -> Attempt:
+    """Store a new attempt with an unguessable url-safe id, owned by owner_token."""
+    attempt = Attempt(
+        id=secrets.token_urlsafe(16),
+        seed=seed,
+        question_ids=list(question_ids),
+        owner_hash=owner_hash(owner_token),
+        created_at=_now(),
+    )
+    session.add(attempt)
+    session.commit()
+    return attempt
+
+
+def get_attempt(session: Session, attempt_id: str, owner_token: str) -> Attempt | None:
+    """The attempt if it exists and owner_token started it; None otherwise, the same answer for both."""
+    attempt = session.get(Attempt, attempt_id)
+    if attempt is None or not hmac.compare_digest(attempt.owner_hash, owner_hash(owner_token)):
+        return None
+    return attempt
+
+
+def record_answer(session: Session, attempt: Attempt, question_id: str, answer: str, correct: bool) -> Answer:
+    """Store the one answer to a question; AlreadyAnswered, AttemptFinished or QuestionNotDrawn refuse it."""
+    if question_id not in attempt.question_ids:
+        raise QuestionNotDrawn(question_id)
+    # The row lock (PostgreSQL) makes a finish that races this answer wait for it.
+    session.refresh(attempt, with_for_update=True)
+    if attempt.finished_at is not None:
+        session.rollback()
+        raise AttemptFinished(attempt.id)
+    row = Answer(attempt_id=attempt.id, question_id=question_id, answer=answer, correct=correct, answered_at=_now())
+    session.add(row)
+    try:
+        session.commit()
+    except IntegrityError:
+        session.rollback()
+        raise AlreadyAnswered(question_id) from None
+    return row
+
+
+def finish_attempt(
+    session: Session,
+    attempt: Attempt,
+    *,
+    name: str,
+    quiz: str,
+    score: int,
+    total: int,
+    passed: bool,
+    issue: Issue,
+) -> Attempt:
+    """Close the attempt with its result and, when passed, issue its signed certificate in the same transaction.
+
+    Idempotent: finishing a finished attempt changes nothing and returns it as it was first finished.
+    A passed attempt needs a name that check_name accepts (ValueError otherwise).
+    """
+    if passed:
+        check_name(name)
+    finished_at = _now()
+    try:
+        # Only the first of two racing finishes matches `finished_at IS NULL`; the other sees it finished.
+        closed = session.execute(
+            update(Attempt)
+            .where(Attempt.id == attempt.id, Attempt.finished_at.is_(None))
+            .values(finished_at=finished_at, score=score, total=total, passed=passed)
+        )
+        if cast(CursorResult[Any], closed).rowcount == 1 and passed:
+            session.add(_signed_certificate(attempt, name, quiz, score, total, finished_at, issue))
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    session.refresh(attempt)
+    return attempt
+
+
+def check_name(name: str) -> None:
+    """Refuse (ValueError, a sentence) a name that cannot be printed on a certificate the same on every backend."""
+    if not name.strip() or len(name) > NAME_MAX_LENGTH:
+        raise ValueError(f"The name on a certificate has 1 to {NAME_MAX_LENGTH} characters.")
+    if any(unicodedata.category(character) == "Cc" for character in name):
+        raise ValueError("The name on a certificate cannot hold control characters such as tabs or line breaks.")
+
+
+def _signed_certificate(
+    attempt: Attempt, name: str, quiz: str, score: int, total: int, finished_at: datetime, issue: Issue
+) -> Certificate:
+    certificate = Certificate(
+        id=new_certificate_id(),
+        attempt_id=attempt.id,
+        name=name,
+        quiz=quiz,
+        score=score,
+        total=total,
+        issued_at=finished_at.replace(microsecond=0),
+        status="valid",
+    )
+    certificate.signature, certificate.key_id = issue(certificate_payload(certificate))
+    return certificate

@@ -1,0 +1,187 @@
+"""Attempts: bound to their owner's token, one locked answer per question, finished once."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Mapping
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from sqlalchemy import Engine, func, select
+from sqlalchemy.orm import Session
+
+from app.quiz.certificate_id import normalise_certificate_id
+from app.quiz.signing import Signed, certificate_signer
+from app.store.attempts import (
+    AlreadyAnswered,
+    AttemptFinished,
+    QuestionNotDrawn,
+    create_attempt,
+    finish_attempt,
+    get_attempt,
+    record_answer,
+)
+from app.store.database import open_session
+from app.store.models import Answer, Attempt, Certificate
+
+QUESTIONS = ["fp16-range", "bf16-bits", "gen-e4m3-max-1"]
+TOKEN = "browser-token-of-the-student"
+
+
+def _attempt(session: Session) -> Attempt:
+    return create_attempt(session, seed=2**63 - 1, question_ids=QUESTIONS, owner_token=TOKEN)
+
+
+def _finish(session: Session, attempt: Attempt, key: Ed25519PrivateKey, *, passed: bool, name: str = "Ada") -> Attempt:
+    score = 3 if passed else 1
+    issue = certificate_signer(key)
+    return finish_attempt(session, attempt, name=name, quiz="Quiz", score=score, total=3, passed=passed, issue=issue)
+
+
+def _count(session: Session, model: type[Certificate] | type[Answer]) -> int:
+    return session.scalar(select(func.count()).select_from(model)) or 0
+
+
+def test_an_attempt_reads_back_as_created(session: Session, engine: Engine) -> None:
+    attempt = _attempt(session)
+    with open_session(engine) as other:
+        stored = get_attempt(other, attempt.id, TOKEN)
+        assert stored is not None
+        assert (stored.seed, stored.question_ids) == (2**63 - 1, QUESTIONS)
+        assert stored.created_at.tzinfo is not None and stored.finished_at is None
+        assert stored.certificate_id is None
+
+
+def test_only_a_hash_of_the_owner_token_is_stored(session: Session) -> None:
+    attempt = _attempt(session)
+    assert attempt.owner_hash == hashlib.sha256(TOKEN.encode()).hexdigest()
+    assert len(attempt.id) >= 22
+
+
+def test_another_token_and_an_unknown_id_get_the_same_none(session: Session) -> None:
+    attempt = _attempt(session)
+    assert get_attempt(session, attempt.id, "someone-else") is None
+    assert get_attempt(session, "no-such-attempt", TOKEN) is None
+    assert get_attempt(session, attempt.id, TOKEN) is attempt
+
+
+def test_an_answer_is_recorded(session: Session) -> None:
+    attempt = _attempt(session)
+    answer = record_answer(session, attempt, "fp16-range", "B", correct=True)
+    assert (answer.question_id, answer.answer, answer.correct) == ("fp16-range", "B", True)
+    assert [row.question_id for row in attempt.answers] == ["fp16-range"]
+
+
+def test_a_second_answer_is_refused_and_the_first_kept(session: Session) -> None:
+    attempt = _attempt(session)
+    record_answer(session, attempt, "fp16-range", "B", correct=True)
+    with pytest.raises(AlreadyAnswered):
+        record_answer(session, attempt, "fp16-range", "C", correct=False)
+    assert [(row.answer, row.correct) for row in session.scalars(select(Answer))] == [("B", True)]
+
+
+def test_the_database_refuses_a_racing_second_answer(session: Session, engine: Engine) -> None:
+    """Two requests that both loaded the attempt before either answered: the unique constraint decides."""
+    attempt = _attempt(session)
+    with open_session(engine) as other:
+        same_attempt = get_attempt(other, attempt.id, TOKEN)
+        assert same_attempt is not None
+        record_answer(session, attempt, "bf16-bits", "0x3f80", correct=True)
+        with pytest.raises(AlreadyAnswered):
+            record_answer(other, same_attempt, "bf16-bits", "0x0000", correct=False)
+    assert _count(session, Answer) == 1
+
+
+def test_a_question_not_drawn_is_refused(session: Session) -> None:
+    attempt = _attempt(session)
+    with pytest.raises(QuestionNotDrawn):
+        record_answer(session, attempt, "not-in-this-attempt", "A", correct=True)
+
+
+def test_a_finished_attempt_takes_no_answers(session: Session, signing_key: Ed25519PrivateKey) -> None:
+    attempt = _attempt(session)
+    _finish(session, attempt, signing_key, passed=False)
+    with pytest.raises(AttemptFinished):
+        record_answer(session, attempt, "fp16-range", "B", correct=True)
+
+
+def test_a_passed_attempt_gets_one_certificate(session: Session, signing_key: Ed25519PrivateKey) -> None:
+    attempt = _finish(session, _attempt(session), signing_key, passed=True)
+    assert (attempt.score, attempt.total, attempt.passed) == (3, 3, True)
+    assert attempt.finished_at is not None and attempt.certificate is not None
+    certificate = attempt.certificate
+    assert normalise_certificate_id(certificate.id) == certificate.id == attempt.certificate_id
+    assert (certificate.name, certificate.quiz, certificate.score, certificate.total) == ("Ada", "Quiz", 3, 3)
+    assert certificate.status == "valid" and certificate.issued_at.microsecond == 0
+
+
+def test_finishing_twice_gives_the_same_result_and_one_certificate(
+    session: Session, engine: Engine, signing_key: Ed25519PrivateKey
+) -> None:
+    attempt = _attempt(session)
+    first = _finish(session, attempt, signing_key, passed=True)
+    result = (first.finished_at, first.score, first.passed, first.certificate_id)
+    with open_session(engine) as other:
+        again = get_attempt(other, attempt.id, TOKEN)
+        assert again is not None
+        second = _finish(other, again, signing_key, passed=False, name="Mallory")
+        assert (second.finished_at, second.score, second.passed, second.certificate_id) == result
+    assert _count(session, Certificate) == 1
+
+
+def test_racing_finishes_issue_one_certificate(engine: Engine, signing_key: Ed25519PrivateKey) -> None:
+    with open_session(engine) as session:
+        attempt_id = _attempt(session).id
+    start = threading.Barrier(4)
+    results: list[str | None] = []
+
+    def finish() -> None:
+        with open_session(engine) as session:
+            attempt = get_attempt(session, attempt_id, TOKEN)
+            assert attempt is not None
+            start.wait()
+            results.append(_finish(session, attempt, signing_key, passed=True).certificate_id)
+
+    threads = [threading.Thread(target=finish) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    with open_session(engine) as session:
+        assert _count(session, Certificate) == 1
+        assert results == [session.scalars(select(Certificate.id)).one()] * 4
+
+
+def test_no_certificate_without_a_pass(session: Session, signing_key: Ed25519PrivateKey) -> None:
+    attempt = _finish(session, _attempt(session), signing_key, passed=False)
+    assert attempt.passed is False and attempt.certificate_id is None
+    assert _finish(session, attempt, signing_key, passed=True).certificate_id is None
+    assert _count(session, Certificate) == 0
+
+
+def test_a_failed_signing_leaves_the_attempt_unfinished(session: Session, signing_key: Ed25519PrivateKey) -> None:
+    attempt = _attempt(session)
+
+    def broken_issue(payload: Mapping[str, object]) -> Signed:
+        raise RuntimeError("the signing key is unavailable")
+
+    with pytest.raises(RuntimeError):
+        finish_attempt(session, attempt, name="Ada", quiz="Quiz", score=3, total=3, passed=True, issue=broken_issue)
+    session.refresh(attempt)
+    assert attempt.finished_at is None and _count(session, Certificate) == 0
+    assert _finish(session, attempt, signing_key, passed=True).certificate_id is not None
+
+
+@pytest.mark.parametrize("name", ["", "   ", "x" * 201, "Ada\x00", "Ada\nLovelace"])
+def test_a_pass_needs_a_printable_name(session: Session, signing_key: Ed25519PrivateKey, name: str) -> None:
+    attempt = _attempt(session)
+    with pytest.raises(ValueError, match="name on a certificate"):
+        _finish(session, attempt, signing_key, passed=True, name=name)
+    session.refresh(attempt)
+    assert attempt.finished_at is None
+
+
+def test_the_longest_name_is_stored_whole(session: Session, signing_key: Ed25519PrivateKey) -> None:
+    attempt = _finish(session, _attempt(session), signing_key, passed=True, name="é" * 200)
+    assert attempt.certificate is not None and attempt.certificate.name == "é" * 200

@@ -1,0 +1,146 @@
+"""Every number the written questions teach, recomputed with the formats core (app.formats)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+
+import pytest
+
+from app.formats import FormatSpec, decode, encode, get_format, parse_number
+from app.formats.blocks import NF4_BLOCK_SIZE
+from app.quiz import BitPattern, MultipleSelect, Numeric, SingleChoice, load_bank
+
+BANK = load_bank()
+
+
+def stored(format_id: str, value: str) -> Fraction:
+    """The exact value a format stores for a decimal, rounding to nearest even."""
+    return encode(get_format(format_id), parse_number(value)).encoding.value.fraction
+
+
+def first_inexact_integer(format_id: str) -> int:
+    n = 1
+    while stored(format_id, str(n)) == n:
+        n += 1
+    return n
+
+
+def spec(format_id: str) -> FormatSpec:
+    return get_format(format_id)
+
+
+NUMERIC: dict[str, Callable[[], Fraction | int]] = {
+    "fp16-exponent-bias": lambda: spec("float16").bias,
+    "fp32-epsilon": lambda: spec("float32").epsilon,
+    "fp16-first-inexact-integer": lambda: first_inexact_integer("float16"),
+    "bf16-max": lambda: spec("bfloat16").max,
+    "fp16-min-normal": lambda: spec("float16").min_normal,
+    "bf16-first-inexact-integer": lambda: first_inexact_integer("bfloat16"),
+    "e4m3-max": lambda: spec("float8_e4m3fn").max,
+    "e5m2-min-subnormal": lambda: spec("float8_e5m2").min_subnormal,
+    "tf32-spacing-at-one": lambda: spec("tfloat32").epsilon,
+    "tf32-unit-roundoff": lambda: spec("tfloat32").epsilon / 2,
+    "fp16-sum-plus-one": lambda: stored("float16", "2049"),
+    "fp16-small-update": lambda: stored("float16", "1.0004"),
+    "scaler-initial-scale": lambda: 2**16,  # torch.amp.GradScaler's init_scale, not a format constant
+    "adam-bytes-per-parameter": lambda: 2 * spec("bfloat16").bytes_per_value + 3 * spec("float32").bytes_per_value,
+    "bf16-7b-weights": lambda: 7 * spec("bfloat16").gigabytes_per_billion,
+    "int4-7b-weights": lambda: 7 * spec("int4").gigabytes_per_billion,
+    "absmax-int8-code": lambda: Fraction("0.5") / (Fraction("2.54") / spec("int8").max),
+    "nf4-block-size": lambda: NF4_BLOCK_SIZE,
+    "mxfp4-bits-per-value": lambda: spec("mxfp4").bits_per_value,
+    "nvfp4-bits-per-value": lambda: spec("nvfp4").bits_per_value,
+}
+
+# The bits questions: (format, value) whose stored pattern is the answer.
+BITS: dict[str, tuple[str, str]] = {
+    "bits-fp16-one": ("float16", "1"),
+    "bits-bf16-minus-two": ("bfloat16", "-2"),
+    "bits-e4m3-one": ("float8_e4m3fn", "1"),
+    "bits-e4m3-nan": ("float8_e4m3fn", "nan"),
+}
+
+# Single-choice questions that teach a number: the right choice's text, and the fact behind it.
+SINGLE: dict[str, tuple[str, Callable[[], bool]]] = {
+    "fp16-max": ("65504", lambda: spec("float16").max == 65504),
+    "e5m2-max": ("57344", lambda: spec("float8_e5m2").max == 57344),
+    "fp16-min-subnormal": ("2^−24 ≈ 5.96e-8", lambda: spec("float16").min_subnormal == Fraction(1, 2**24)),
+    "bf16-spacing-at-one": ("2^−7 = 0.0078125", lambda: spec("bfloat16").epsilon == Fraction("0.0078125")),
+    "e4m3-min-normal": ("2^−6 = 0.015625", lambda: spec("float8_e4m3fn").min_normal == Fraction("0.015625")),
+    "fp16-overflow-70000": ("Infinity", lambda: encode(spec("float16"), parse_number("70000")).encoding.cls == "inf"),
+    "e4m3-overflow-1000": ("NaN", lambda: encode(spec("float8_e4m3fn"), parse_number("1000")).encoding.cls == "nan"),
+    "bf16-256-plus-1": ("256", lambda: stored("bfloat16", "257") == 256),
+    "activations-1e5": ("BF16", lambda: stored("bfloat16", "1e5") == 99840
+                        and encode(spec("float16"), parse_number("1e5")).encoding.cls == "inf"),
+    "tf32-field-widths": ("1 sign, 8 exponent, 10 mantissa",
+                          lambda: (spec("tfloat32").exponent_bits, spec("tfloat32").mantissa_bits) == (8, 10)),
+    "fp32-field-widths": ("1 sign bit, 8 exponent bits, 23 mantissa bits",
+                          lambda: (spec("float32").exponent_bits, spec("float32").mantissa_bits) == (8, 23)),
+    "int8-range": ("−128 to 127", lambda: (spec("int8").lowest, spec("int8").max) == (-128, 127)),
+    "int4-range": ("−8 to 7", lambda: (spec("int4").lowest, spec("int4").max) == (-8, 7)),
+    "adam-7b-training": ("112 GB", lambda: 7 * 16 == 112),
+    "absmax-int8-scale": ("0.02", lambda: Fraction("2.54") / spec("int8").max == Fraction("0.02")),
+    "e4m3fn-name": ("Finite: there is no infinity, and NaN is a special pattern (S.1111.111) rather than IEEE's.",
+                    lambda: not spec("float8_e4m3fn").has_inf and spec("float8_e4m3").max == 240),
+}
+
+
+def _number(text: str) -> Fraction:
+    return parse_number(text).fraction
+
+
+# Multiple-select questions: which choices are right, decided from each choice's text by the formats core.
+MULTIPLE: dict[str, Callable[[str], bool]] = {
+    "fp16-which-underflow": lambda text: stored("float16", text) == 0,
+    "bf16-small-updates": lambda text: stored("bfloat16", str(1 + _number(text))) != 1,
+    "fp4-values": lambda text: stored("float4_e2m1fn", text) == _number(text),
+    "negative-zero-formats": lambda text: spec({"FP16": "float16", "BF16": "bfloat16", "INT8": "int8",
+                                                "FP8 E4M3FN (OCP)": "float8_e4m3fn",
+                                                "FP8 E4M3FNUZ": "float8_e4m3fnuz"}[text]).has_negative_zero,
+    "fp32-exponent-family": lambda text: spec({"TF32": "tfloat32", "BF16": "bfloat16", "FP16": "float16",
+                                               "FP8 E5M2": "float8_e5m2"}[text]).exponent_bits == 8,
+    "autocast-fp32-ops": lambda text: text in {"softmax", "cross_entropy", "layer_norm"},  # PyTorch's autocast lists
+}
+
+
+@pytest.mark.parametrize("question_id", sorted(NUMERIC))
+def test_numeric_answers_match_the_formats_core(question_id: str) -> None:
+    question = BANK.questions[question_id]
+    assert isinstance(question, Numeric)
+    assert question.answer == NUMERIC[question_id]()
+
+
+@pytest.mark.parametrize("question_id", sorted(BITS))
+def test_bit_pattern_answers_match_the_formats_core(question_id: str) -> None:
+    question = BANK.questions[question_id]
+    assert isinstance(question, BitPattern)
+    format_id, value = BITS[question_id]
+    assert question.format == format_id
+    expected = encode(spec(format_id), parse_number(value)).encoding
+    assert question.answer == expected.bits
+    assert decode(spec(format_id), question.answer).value.exact_string() == expected.value.exact_string()
+
+
+@pytest.mark.parametrize("question_id", sorted(SINGLE))
+def test_single_choice_facts(question_id: str) -> None:
+    question = BANK.questions[question_id]
+    assert isinstance(question, SingleChoice)
+    text, fact = SINGLE[question_id]
+    assert [question.options[i].text for i in question.answers] == [text]
+    assert fact()
+
+
+@pytest.mark.parametrize("question_id", sorted(MULTIPLE))
+def test_multiple_select_facts(question_id: str) -> None:
+    question = BANK.questions[question_id]
+    assert isinstance(question, MultipleSelect)
+    right = {i for i, option in enumerate(question.options) if MULTIPLE[question_id](option.text)}
+    assert right == question.answers
+
+
+def test_every_numeric_and_bits_question_is_checked() -> None:
+    """A new numeric or bits question needs a line in NUMERIC or BITS above (see quiz/README.md)."""
+    unchecked = [q.id for q in BANK.questions.values() if isinstance(q, Numeric | BitPattern)
+                 and q.id not in NUMERIC and q.id not in BITS]
+    assert not unchecked
