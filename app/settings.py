@@ -29,7 +29,10 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
     workers: int = 1
-    max_input_length: int = 1100
+    # Training runs computed at once per worker process (further ones get 503 with Retry-After),
+    # and finished runs kept to serve identical configurations again.
+    train_max_concurrent_runs: int = Field(default=2, ge=1, le=64)
+    train_cache_runs: int = Field(default=64, ge=0, le=4096)
     # SQLAlchemy URL; a plain DATABASE_URL (as hosting platforms set it) is honoured too.
     database_url: str = Field(
         default="sqlite:///precision_lab.db",

@@ -21,7 +21,9 @@ from starlette.concurrency import run_in_threadpool
 from app.training import ResolvedConfig, TrainConfig, stream
 from app.training.gather import gather
 
-MAX_CONCURRENT_RUNS = 4  # per process; a run keeps one core busy
+# Defaults of the settings train_max_concurrent_runs and train_cache_runs. Runs share one process's
+# interpreter lock, so two at once already keep a core busy: more only queue inside the process.
+MAX_CONCURRENT_RUNS = 2
 CACHE_RUNS = 64
 CACHE_BYTES = 64 * 2**20
 RETRY_AFTER_SECONDS = 2  # a default run takes about a second
@@ -175,7 +177,8 @@ def train_runs(request: Request) -> TrainRuns:
     state = request.app.state
     with _creating:
         if not hasattr(state, "train_runs"):
-            state.train_runs = TrainRuns()
+            settings = state.settings
+            state.train_runs = TrainRuns(settings.train_max_concurrent_runs, settings.train_cache_runs)
     runs: TrainRuns = state.train_runs
     return runs
 
