@@ -24,6 +24,7 @@ import numpy as np
 
 from app.training.config import ResolvedConfig, TrainConfig
 from app.training.data import Dataset, batch_indices, make_dataset
+from app.training.gather import gather
 from app.training.gradient_stats import format_range
 from app.training.model import MLP
 from app.training.recipes import RECIPES, bytes_per_param
@@ -132,28 +133,7 @@ def run(config: TrainConfig) -> dict[str, Any]:
     "bytes_per_param"; "final_loss" and "final_accuracy" on the whole training set; "test_loss" and
     "test_accuracy" on the test set; "decision_grid".
     """
-    events = stream(config)
-    start = next(events)
-    series = ("loss", "accuracy", "underflow_fraction", "nonfinite_count", "loss_scale", "update_ratio")
-    recipes: dict[str, dict[str, Any]] = {
-        recipe_id: {**info, **{name: [] for name in series}, "skipped_steps": [], "histograms": []}
-        for recipe_id, info in start["recipes"].items()
-    }
-    for event in events:
-        if event["type"] == "done":
-            for recipe_id, final in event["recipes"].items():
-                recipes[recipe_id].update(final)
-            break
-        for recipe_id, values in event["recipes"].items():
-            record = recipes[recipe_id]
-            for name in series:
-                record[name].append(values[name])
-            if values["skipped"]:
-                record["skipped_steps"].append(event["step"])
-        for recipe_id, histogram in event.get("histograms", {}).items():
-            recipes[recipe_id]["histograms"].append({"step": event["step"], **histogram})
-    return {"config": start["config"], "scenario": start["scenario"], "n_params": start["n_params"],
-            "recipes": recipes}
+    return gather(stream(config))
 
 
 def _number(value: float) -> float | None:
