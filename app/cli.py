@@ -1,4 +1,4 @@
-"""The `precision-lab` command: serve the app, migrate its database, certificates and keys, benchmarks."""
+"""The `precision-lab` command: serve the app, migrate its database, certificates and keys, benchmarks, hardware."""
 
 from __future__ import annotations
 
@@ -7,12 +7,15 @@ import importlib
 import json
 import sys
 from collections.abc import Sequence
+from importlib.util import find_spec
 from pathlib import Path
 
 import uvicorn
 from pydantic import ValidationError
 from sqlalchemy import make_url
 
+from app.hardware.datafiles import MEASURED_DIR
+from app.hardware.matmul import DEFAULT_SIZES, default_device, device_slug, measure
 from app.quiz.certificate_id import InvalidCertificateId, normalise_certificate_id
 from app.quiz.signing import jwks, new_seed_text
 from app.settings import get_settings
@@ -41,6 +44,32 @@ def _bench(args: argparse.Namespace) -> int:
     sys.path.insert(0, str(_SOURCE_ROOT))
     runner = importlib.import_module("bench.__main__")
     return int(runner.main(args.names))
+
+
+def _hardware_bench(args: argparse.Namespace) -> int:
+    with_torch = not args.no_torch and find_spec("torch") is not None
+    device = args.device or (default_device() if with_torch else "cpu")
+    if device == "cuda" and not (with_torch and default_device() == "cuda"):
+        print("precision-lab hardware-bench: --device cuda needs torch (pip install -e '.[torch]') and a GPU "
+              "that torch sees.", file=sys.stderr)
+        return 2
+    result = measure(device, tuple(args.size) or DEFAULT_SIZES[device], with_torch)
+    out = args.out or MEASURED_DIR / f"{device_slug(result['device'], device)}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    for row in result["results"]:
+        print(f"{row['library']:6} {row['label']:9} {row['size']:6}  {row['tflops']:10.3f} TFLOP/s")
+    for row in result["skipped"]:
+        print(f"{row['library']:6} {row['format']:9} {row['size']:6}  skipped: {row['reason']}")
+    print(f"wrote {out} ({result['device']})")
+    return 0
+
+
+def _matrix_size(text: str) -> int:
+    size = int(text)
+    if not 1 <= size <= 65536:
+        raise argparse.ArgumentTypeError(f"{size} is not a matrix size from 1 to 65536")
+    return size
 
 
 def _database_url(args: argparse.Namespace) -> str:
@@ -112,6 +141,16 @@ def _parser() -> argparse.ArgumentParser:
     bench = commands.add_parser("bench", help="run the benchmarks in bench/ and print their tables")
     bench.add_argument("names", nargs="*", help="only these benchmarks, e.g. `encode` for bench_encode.py")
     bench.set_defaults(handler=_bench)
+
+    hardware = commands.add_parser(
+        "hardware-bench", help="measure matrix-multiply throughput per format here; write data/hardware/measured/")
+    hardware.add_argument("--device", choices=["cpu", "cuda"], help="default: cuda when torch sees a GPU, else cpu")
+    hardware.add_argument("--size", type=_matrix_size, action="append", default=[],
+                          help="n of the n×n products, repeatable (default: 1024 and 2048 on cpu, 8192 on cuda)")
+    hardware.add_argument("--no-torch", action="store_true", help="numpy only, even where torch is installed")
+    hardware.add_argument("--out", type=Path, help="the JSON file to write (default: data/hardware/measured/"
+                                                   "<device>.json)")
+    hardware.set_defaults(handler=_hardware_bench)
 
     migrate_command = commands.add_parser("migrate", help="create or upgrade the database schema (Alembic)")
     _add_database_option(migrate_command)

@@ -5,13 +5,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Annotated
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
-from app.settings import Settings, get_settings
+from app.quiz import Bank
+from app.settings import Settings
 from app.store.database import open_session
 
-SettingsDep = Annotated[Settings, Depends(get_settings)]
+
+def app_settings(request: Request) -> Settings:
+    """The settings create_app was given (kept on `app.state.settings`)."""
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+SettingsDep = Annotated[Settings, Depends(app_settings)]
 
 
 def get_db(request: Request) -> Iterator[Session]:
@@ -21,6 +30,24 @@ def get_db(request: Request) -> Iterator[Session]:
 
 
 DbDep = Annotated[Session, Depends(get_db)]
+
+
+def quiz_bank(request: Request) -> Bank:
+    """The question bank, read and checked once at start-up."""
+    bank: Bank = request.app.state.quiz_bank
+    return bank
+
+
+BankDep = Annotated[Bank, Depends(quiz_bank)]
+
+
+def signing_key(request: Request) -> Ed25519PrivateKey:
+    """The key that signs certificates and credentials, loaded at start-up."""
+    key: Ed25519PrivateKey = request.app.state.signing_key
+    return key
+
+
+SigningKeyDep = Annotated[Ed25519PrivateKey, Depends(signing_key)]
 
 
 def is_htmx(request: Request) -> bool:

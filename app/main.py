@@ -2,13 +2,51 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
+from app.quiz import load_bank
 from app.settings import Settings, get_settings
-from app.web import api, compare, docs_page, errors, formats_page, home, ops, train, visualise
+from app.store.database import create_database_engine, migrate
+from app.web import (
+    api,
+    certificates,
+    compare,
+    docs_page,
+    embed,
+    errors,
+    formats_page,
+    hardware,
+    home,
+    learn,
+    memory,
+    ops,
+    quiz,
+    train,
+    visualise,
+)
+from app.web.limits import RequestLimits
 from app.web.rendering import ROOT
+from app.web.safety import RateLimits
 from app.web.security import SecurityHeaders
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """Read the question bank (a broken file stops the start with its file and line), the key and the database."""
+    settings: Settings = app.state.settings
+    app.state.quiz_bank = load_bank()
+    app.state.signing_key = settings.load_signing_key()
+    if settings.environment == "development":
+        migrate(settings.database_url)  # a bare `uvicorn app.main:app` on a new database; production migrates apart
+    app.state.engine = create_database_engine(settings.database_url)
+    try:
+        yield
+    finally:
+        app.state.engine.dispose()
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -20,12 +58,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         debug=settings.debug,
         docs_url=None,
         redoc_url=None,
+        lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.rate_limits = RateLimits(settings)
     errors.install(app)
-    for module in (home, visualise, compare, formats_page, docs_page, train, api, ops):
+    routers = (
+        home, visualise, compare, formats_page, docs_page, train, learn, memory, hardware, embed, api, quiz,
+        certificates, ops,
+    )
+    for module in routers:
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
+    app.add_middleware(RequestLimits, max_body_bytes=settings.max_body_bytes, max_query_bytes=settings.max_query_bytes)
     app.add_middleware(SecurityHeaders)
     return app
 

@@ -7,9 +7,11 @@ from pathlib import Path
 from typing import Literal
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
+from limits import parse_many
+from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.quiz.draw import DEFAULT_COUNT, MAX_COUNT
 from app.quiz.signing import load_or_create_dev_key, private_key_from_text
 
 
@@ -33,6 +35,10 @@ class Settings(BaseSettings):
     # and finished runs kept to serve identical configurations again.
     train_max_concurrent_runs: int = Field(default=2, ge=1, le=64)
     train_cache_runs: int = Field(default=64, ge=0, le=4096)
+    # Largest request body (413 beyond it) and query string (414). The body limit leaves room for the largest
+    # POST /api/blocks/quantize: 65536 values of up to 24 characters each, about 1.7 MB as JSON.
+    max_body_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
+    max_query_bytes: int = Field(default=8192, ge=256)
     # SQLAlchemy URL; a plain DATABASE_URL (as hosting platforms set it) is honoured too.
     database_url: str = Field(
         default="sqlite:///precision_lab.db",
@@ -43,6 +49,14 @@ class Settings(BaseSettings):
     # Where development keeps the key it generates on first run when signing_key is not set.
     signing_key_file: Path = Path("var/signing-key.pem")
     pass_mark: float = Field(default=0.8, gt=0, le=1)
+    quiz_name: str = Field(default="Number formats and mixed precision", min_length=1, max_length=200)
+    quiz_questions: int = Field(default=DEFAULT_COUNT, ge=1, le=MAX_COUNT)
+    # Days a browser keeps the cookie that owns its quiz attempts.
+    attempt_cookie_days: int = Field(default=30, ge=1, le=400)
+    # Requests per client IP, in the `limits` notation ("30/minute", "100/hour;1000/day"), over a moving window:
+    # starting attempts (page and API), and looking up certificates (certificate and verify pages, API, credential).
+    rate_limit_attempts: str = "20/minute"
+    rate_limit_verify: str = "60/minute"
     # Origin that certificate and credential URLs are built on.
     public_base_url: str = "http://127.0.0.1:8000"
 
@@ -54,6 +68,16 @@ class Settings(BaseSettings):
                 private_key_from_text(value.get_secret_value())
             except ValueError as error:
                 raise ValueError(f"PRECISION_LAB_SIGNING_KEY: {error}") from None
+        return value
+
+    @field_validator("rate_limit_attempts", "rate_limit_verify")
+    @classmethod
+    def _rate_limit(cls, value: str, info: ValidationInfo) -> str:
+        try:
+            parse_many(value)
+        except ValueError:
+            setting = f"PRECISION_LAB_{str(info.field_name).upper()}"
+            raise ValueError(f"{setting} takes limits such as 30/minute or 100/hour;1000/day.") from None
         return value
 
     @field_validator("public_base_url")

@@ -18,7 +18,7 @@ from app.formats import (
 )
 from app.web import inputs
 from app.web.rendering import render
-from app.web.views import bit_groups, relative, shown, visualise_url
+from app.web.views import bit_groups, link_prefix, relative, shown, visualise_url
 
 router = APIRouter()
 
@@ -26,12 +26,12 @@ DEFAULT_VALUE = "0.3952"
 ROLES = [("sign", 0), ("exponent", 0), ("mantissa", 0), ("integer", 0), ("code", 0)]
 
 
-def _row(result: Rounded, typed: str, rounding: str, overflow: str) -> dict[str, Any]:
+def _row(result: Rounded, typed: str, rounding: str, overflow: str, prefix: str) -> dict[str, Any]:
     """One format's line of the table."""
     enc = result.encoding
     return {
         "spec": enc.format,
-        "href": visualise_url(enc.format.id, value=typed, rounding=rounding, overflow=overflow),
+        "href": visualise_url(enc.format.id, value=typed, rounding=rounding, overflow=overflow, prefix=prefix),
         "enc": enc,
         "groups": bit_groups(enc),
         "stored": shown(enc.value, limit=80, digits=20),
@@ -48,9 +48,11 @@ def compare(
     rounding: str = "nearest_even",
     overflow: str = "format_default",
 ) -> HTMLResponse:
+    """The comparison page; under /embed/ (app/web/embed.py) the same page, framed, its links kept in the frame."""
+    prefix = link_prefix(request.url.path)
     context: dict[str, Any] = {
         "typed": value, "rounding": rounding, "overflow": overflow, "roundings": ROUNDINGS,
-        "overflows": OVERFLOW_POLICIES, "roles": ROLES, "rows": [], "error": None, "input": None,
+        "overflows": OVERFLOW_POLICIES, "roles": ROLES, "rows": [], "error": None, "input": None, "prefix": prefix,
     }
     try:
         mode, policy = inputs.rounding_mode(rounding), inputs.overflow_policy(overflow)
@@ -58,6 +60,6 @@ def compare(
     except InputError as error:
         context["error"] = str(error)
         return render(request, "compare.html", context, fragment="table", status_code=422)
-    rows = [_row(encode(spec, x, mode, policy, 0), value, mode, policy) for spec in SCALAR_FORMATS]
+    rows = [_row(encode(spec, x, mode, policy, 0), value, mode, policy, prefix) for spec in SCALAR_FORMATS]
     context |= {"rows": rows, "input": shown(x, limit=80, digits=20)}
     return render(request, "compare.html", context, fragment="table")

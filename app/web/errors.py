@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException
 
 from app.formats import InputError, NotScalarError, UnknownFormatError
+from app.quiz import UnknownQuestion
 from app.web.rendering import render
 
 
 def _wants_json(request: Request) -> bool:
-    return request.url.path.startswith("/api") or request.url.path == "/oembed"
+    path = request.url.path
+    return path.startswith("/api") or path == "/oembed" or path.endswith((".json", ".jwt"))
 
 
 def respond_error(request: Request, status: int, message: str) -> Response:
@@ -27,10 +31,10 @@ def _validation_sentence(errors: list[dict[str, Any]]) -> str:
     sentences = []
     for error in errors[:3]:
         loc = [str(part) for part in error.get("loc", ()) if part not in ("body", "query", "path")]
-        where = ".".join(loc) or "the request"
+        where = ".".join(loc) or "The request body"
         message = str(error.get("msg", "is invalid"))
         if error.get("type") == "missing":
-            sentences.append(f"{where} is required.")
+            sentences.append(f"{where} is required." if loc else "The request needs a JSON body.")
         elif error.get("type") == "json_invalid":
             sentences.append("The request body is not valid JSON.")
         else:
@@ -38,12 +42,51 @@ def _validation_sentence(errors: list[dict[str, Any]]) -> str:
     return " ".join(sentences)
 
 
+# What every refusal carries (DESIGN.md section 3): one sentence, not FastAPI's list of validation errors.
+ERROR_SCHEMA: dict[str, Any] = {
+    "title": "Refusal",
+    "type": "object",
+    "properties": {"detail": {"type": "string", "minLength": 1, "description": "a sentence a person can act on"}},
+    "required": ["detail"],
+}
+
+
+def _document_refusals(app: FastAPI) -> None:
+    """Make /openapi.json declare the 422 body these handlers send instead of FastAPI's list of errors."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        schema = build()
+        schemas = schema.get("components", {}).get("schemas", {})
+        if "HTTPValidationError" in schemas:
+            schemas["HTTPValidationError"] = ERROR_SCHEMA
+            schemas.pop("ValidationError", None)
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
 def install(app: FastAPI) -> None:
+    _document_refusals(app)
     async def input_error(request: Request, exc: Exception) -> Response:
         return respond_error(request, 422, str(exc))
 
     async def unknown_format(request: Request, exc: Exception) -> Response:
         return respond_error(request, 404, str(exc))
+
+    async def bank_changed(request: Request, exc: Exception) -> Response:
+        return respond_error(
+            request, 409,
+            "The question bank was edited since this attempt began and one of its questions is gone; "
+            "start a new attempt at /quiz.",
+        )
+
+    async def database_unavailable(request: Request, exc: Exception) -> Response:
+        response = respond_error(
+            request, 503, "The database is not available or not migrated yet; try again in a minute."
+        )
+        response.headers["Retry-After"] = "60"
+        return response
 
     async def invalid_request(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
@@ -51,10 +94,12 @@ def install(app: FastAPI) -> None:
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
-        message = exc.detail if isinstance(exc.detail, str) and exc.status_code != 404 else None
-        if exc.status_code == 404:
+        # A route's own sentence is kept; the framework's bare status phrases are replaced by one.
+        own = isinstance(exc.detail, str) and exc.detail != HTTPStatus(exc.status_code).phrase
+        message = exc.detail if own else None
+        if exc.status_code == 404 and message is None:
             message = f"There is no page at {request.url.path[:80]}; the home page at / links to everything."
-        elif exc.status_code == 405:
+        elif exc.status_code == 405 and message is None:
             message = f"{request.method} is not allowed here."
         response = respond_error(request, exc.status_code, message or "The request was refused.")
         for name, value in (exc.headers or {}).items():
@@ -64,5 +109,7 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(InputError, input_error)
     app.add_exception_handler(NotScalarError, input_error)
     app.add_exception_handler(UnknownFormatError, unknown_format)
+    app.add_exception_handler(UnknownQuestion, bank_changed)
+    app.add_exception_handler(OperationalError, database_unavailable)
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(HTTPException, http_error)

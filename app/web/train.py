@@ -21,6 +21,7 @@ from app.web.train_charts import charts
 from app.web.train_inputs import SETTINGS, config_from_query, form_values, model_size, scenario_defaults
 from app.web.train_runs import RunsBusy, RunsDep, replay, result
 from app.web.train_views import FINAL_COLUMNS, MEMORY_PARTS, final_rows, in_words, memory_rows
+from app.web.views import link_prefix
 
 router = APIRouter()
 router.include_router(train_api.router)
@@ -43,9 +44,10 @@ class EventStream(StreamingResponse):
                 self.on_close()
 
 
-def _page_context(values: dict[str, Any]) -> dict[str, Any]:
+def _page_context(values: dict[str, Any], prefix: str) -> dict[str, Any]:
     scenario = SCENARIOS.get(values["scenario"], SCENARIOS["baseline"])
     return {
+        "prefix": prefix,
         "values": values, "settings": SETTINGS, "recipes": RECIPES.values(), "scenarios": SCENARIOS.values(),
         "scenario": scenario, "defaults": {s: scenario_defaults(s) for s in SCENARIOS},
         "final_columns": FINAL_COLUMNS, "memory_parts": MEMORY_PARTS,
@@ -55,8 +57,9 @@ def _page_context(values: dict[str, Any]) -> dict[str, Any]:
 
 @router.get("/train", include_in_schema=False)
 def train_page(request: Request, runs: RunsDep) -> HTMLResponse:
+    """The demo page; under /embed/ (app/web/embed.py) the same page, framed, its links kept in the frame."""
     query = request.query_params
-    context = _page_context(form_values(query))
+    context = _page_context(form_values(query), link_prefix(request.url.path))
     status, headers = 200, {}
     try:
         config = config_from_query(query)

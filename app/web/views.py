@@ -15,6 +15,7 @@ from app.web.serialise import real_json
 SHORT_LENGTH = 24
 DEFAULT_ROUNDING = "nearest_even"
 DEFAULT_OVERFLOW = "format_default"
+EMBED_PREFIX = "/embed"  # the framed versions of the pages live under it (app/web/embed.py)
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ class BitGroup:
 
 
 def bit_groups(enc: Encoding, links: dict[str, Any] | None = None) -> list[BitGroup]:
-    """The cells of a pattern grouped by role; with `links` (rounding, overflow, seed) each cell links its flip."""
+    """The cells of a pattern grouped by role; with `links` (visualise_url's choices) each cell links its flip."""
     spec = enc.format
     # only the pattern differs from cell to cell, so the rest of the URL is built once
     template = visualise_url(spec.id, bits="{}", **links).replace("%7B%7D", "{}") if links is not None else None
@@ -122,11 +123,16 @@ def int_parts(enc: Encoding) -> tuple[int, int]:
 # -- links ----------------------------------------------------------------------------------------
 
 
+def link_prefix(path: str) -> str:
+    """What a page's own links start with: EMBED_PREFIX on a framed page, so that they stay in the frame."""
+    return EMBED_PREFIX if path.startswith(EMBED_PREFIX + "/") else ""
+
+
 def visualise_url(
     format_id: str, *, value: str | None = None, bits: str | None = None, rounding: str = DEFAULT_ROUNDING,
-    overflow: str = DEFAULT_OVERFLOW, seed: int | None = None,
+    overflow: str = DEFAULT_OVERFLOW, seed: int | None = None, prefix: str = "",
 ) -> str:
-    """The visualiser's URL; choices left at their defaults stay out of it."""
+    """The visualiser's URL (under `prefix`, see link_prefix); choices left at their defaults stay out of it."""
     query = [
         ("value", value), ("bits", bits),
         ("rounding", None if rounding == DEFAULT_ROUNDING else rounding),
@@ -134,7 +140,7 @@ def visualise_url(
         ("seed", seed),
     ]
     params = "&".join(f"{name}={quote(str(v), safe='')}" for name, v in query if v is not None)
-    return f"/visualise/{format_id}" + (f"?{params}" if params else "")
+    return f"{prefix}/visualise/{format_id}" + (f"?{params}" if params else "")
 
 
 # -- number line ------------------------------------------------------------------------------------

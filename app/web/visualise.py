@@ -33,6 +33,7 @@ from app.web.views import (
     bit_groups,
     int_parts,
     layout_roles,
+    link_prefix,
     number_line,
     relative,
     shown,
@@ -102,23 +103,26 @@ def visualise(
     overflow: str = "format_default",
     seed: str | None = None,
 ) -> HTMLResponse:
+    """The visualiser page; under /embed/ (app/web/embed.py) the same page, framed, its links kept in the frame."""
     spec = get_format(format_id)
+    prefix = link_prefix(request.url.path)
     if spec.kind == "block":
-        return _block_refused(request, spec)
+        return _block_refused(request, spec, prefix)
     typed = bits if bits is not None else DEFAULT_VALUE if value is None else value
     context: dict[str, Any] = {
         "spec": spec, "roundings": ROUNDINGS, "overflows": OVERFLOW_POLICIES, "typed": typed,
-        "rounding": rounding, "overflow": overflow, "seed": seed or "", "error": None, "enc": None,
+        "rounding": rounding, "overflow": overflow, "seed": seed or "", "error": None, "enc": None, "prefix": prefix,
     }
     try:
         links: dict[str, Any] = {
             "rounding": inputs.rounding_mode(rounding),
             "overflow": inputs.overflow_policy(overflow),
             "seed": inputs.seed_value(seed),
+            "prefix": prefix,
         }
         enc, result = _stored(spec, value, bits, rounding, overflow, links["seed"])
     except InputError as error:
-        context |= {"error": str(error), "switch": _switch_links(typed, {})}
+        context |= {"error": str(error), "switch": _switch_links(typed, {"prefix": prefix})}
         return render(request, "visualise.html", context, fragment="visualiser", status_code=422)
     carried = typed if result else enc.value.exact_string()
     context |= _results(enc, result, links) | {"links": links, "switch": _switch_links(carried, links)}
@@ -130,7 +134,7 @@ def _switch_links(value: str, links: dict[str, Any]) -> list[tuple[FormatSpec, s
     return [(other, visualise_url(other.id, value=value, **links)) for other in SCALAR_FORMATS]
 
 
-def _block_refused(request: Request, spec: FormatSpec) -> HTMLResponse:
+def _block_refused(request: Request, spec: FormatSpec, prefix: str) -> HTMLResponse:
     """A block format has no single-value view: say so, and link its element format."""
     element = spec.element or ""
     message = (
@@ -139,6 +143,6 @@ def _block_refused(request: Request, spec: FormatSpec) -> HTMLResponse:
     )
     context = {
         "status": 422, "message": message,
-        "link": visualise_url(element), "link_text": f"Visualise {get_format(element).name} ({element})",
+        "link": visualise_url(element, prefix=prefix), "link_text": f"Visualise {get_format(element).name} ({element})",
     }
     return render(request, "error.html", context, status_code=422)

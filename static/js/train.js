@@ -10,6 +10,7 @@ const MEMORY_DELAY_MS = 300;
 
 const $ = (selector) => document.querySelector(selector);
 const form = $("[data-train-form]");
+const page = form.getAttribute("action"); // /train, or /embed/train in a frame
 const live = $("[data-live]");
 const boundaryNote = $("[data-boundaries]").firstElementChild; // "drawn when the run finishes"
 
@@ -94,7 +95,7 @@ function handle(current, uPlot, event) {
     state.status = "done";
     syncUrl(true);
     // the table of final numbers comes from the server, which has just cached this run
-    window.htmx.ajax("GET", `/train?${current.query}&run=1`, { target: "#train-final", select: "#train-final", swap: "outerHTML" });
+    window.htmx.ajax("GET", `${page}?${current.query}&run=1`, { target: "#train-final", select: "#train-final", swap: "outerHTML" });
   }
   schedule();
 }
@@ -165,7 +166,7 @@ function applyScenario(option) {
 function refreshMemory() {
   clearTimeout(memoryTimer);
   memoryTimer = setTimeout(() => {
-    window.htmx.ajax("GET", `/train?${query()}`, { target: "#train-memory", select: "#train-memory", swap: "outerHTML" });
+    window.htmx.ajax("GET", `${page}?${query()}`, { target: "#train-memory", select: "#train-memory", swap: "outerHTML" });
   }, MEMORY_DELAY_MS);
 }
 

@@ -25,6 +25,9 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, WebError, sync_playwright
 
+from app.quiz.signing import new_seed_text
+from app.store.database import migrate
+
 CHROMIUM = Path("/usr/bin/chromium")
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
@@ -81,7 +84,16 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     log = tmp_path_factory.mktemp("server") / "uvicorn.log"
-    env = {**os.environ, "PRECISION_LAB_ENVIRONMENT": "test"}
+    database_url = f"sqlite:///{tmp_path_factory.mktemp('database') / 'precision_lab.db'}"
+    migrate(database_url)
+    # A fresh database and signing key, so that nothing is written to the working directory.
+    env = {
+        **os.environ,
+        "PRECISION_LAB_ENVIRONMENT": "test",
+        "PRECISION_LAB_DATABASE_URL": database_url,
+        "PRECISION_LAB_SIGNING_KEY": new_seed_text(),
+        "PRECISION_LAB_PUBLIC_BASE_URL": url,
+    }
     command = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port)]
     with log.open("wb") as out:
         server = subprocess.Popen(command, cwd=PROJECT_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)

@@ -1,0 +1,5 @@
+"""Figures of the guides computed from the cores: numpy, ml_dtypes and app.formats only, never the web layer."""
+
+from app.learn.sample_error import DISTRIBUTIONS, SCALES, Measured, measure_formats, sample_tensor
+
+__all__ = ["DISTRIBUTIONS", "SCALES", "Measured", "measure_formats", "sample_tensor"]

@@ -1,0 +1,158 @@
+"""Certificates: the printable page, verification (page and API), the Open Badges credential and our JWKS.
+
+Every lookup by ID is rate limited. A malformed ID (its check symbol is wrong) is refused before any database
+lookup, with the same 404 and sentence as a well-formed ID that no certificate has.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+import segno
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from markupsafe import Markup
+from sqlalchemy.orm import Session
+
+from app.deps import DbDep, SettingsDep, SigningKeyDep
+from app.quiz import InvalidCertificateId, normalise_certificate_id
+from app.quiz.credential import credential_jwt, verification_url
+from app.quiz.signing import jwks, utc_text
+from app.settings import Settings
+from app.store.certificates import get_certificate, signature_valid
+from app.store.models import Certificate
+from app.web.rendering import render
+from app.web.safety import rate_limited
+
+router = APIRouter()
+
+NOT_FOUND = ("No certificate has this ID. Check it against the certificate: an ID has 16 symbols and a check "
+             "symbol, as in XXXX-XXXX-XXXX-XXXX-C (case, hyphens, and O for 0 or I and L for 1 do not matter).")
+_LONGEST_ID = 64  # more than any spelling of an ID, with spaces and hyphens
+_VERIFY = rate_limited("verify")
+
+
+def find_certificate(session: Session, text: str) -> Certificate | None:
+    """The certificate a typed ID names; None for an unknown or a malformed one (no lookup for the latter)."""
+    if len(text) > _LONGEST_ID:
+        return None
+    try:
+        certificate_id = normalise_certificate_id(text)
+    except InvalidCertificateId:
+        return None
+    return get_certificate(session, certificate_id)
+
+
+def _found(session: Session, text: str) -> Certificate:
+    certificate = find_certificate(session, text)
+    if certificate is None:
+        raise HTTPException(404, NOT_FOUND)
+    return certificate
+
+
+def certificate_json(certificate: Certificate, signature_checks: bool) -> dict[str, Any]:
+    revoked_at = certificate.revoked_at
+    return {
+        "id": certificate.id, "name": certificate.name, "quiz": certificate.quiz, "score": certificate.score,
+        "total": certificate.total, "issued_at": utc_text(certificate.issued_at), "status": certificate.status,
+        "signature_valid": signature_checks, "revoked_at": utc_text(revoked_at) if revoked_at else None,
+        "revoked_reason": certificate.revoked_reason,
+    }
+
+
+def day(moment: datetime) -> str:
+    """A date as people write it: 7 March 2026."""
+    return f"{moment.day} {moment:%B %Y}"
+
+
+def _facts(certificate: Certificate, key: Ed25519PrivateKey) -> dict[str, Any]:
+    """What the certificate and verify pages show besides the stored fields."""
+    revoked_at = certificate.revoked_at
+    return {"certificate": certificate, "issued_on": day(certificate.issued_at),
+            "revoked_on": day(revoked_at) if revoked_at else None,
+            "percent": round(100 * certificate.score / certificate.total),
+            "signature_valid": signature_valid(certificate, [key.public_key()])}
+
+
+def _page_context(certificate: Certificate, settings: Settings, key: Ed25519PrivateKey) -> dict[str, Any]:
+    url = verification_url(settings.public_base_url, certificate.id)
+    qr = segno.make(url, error="m").svg_inline(
+        scale=1, border=4, dark="#000", light="#fff", omitsize=True, svgclass="qr-code", lineclass=None,
+        title=f"QR code of {url}",
+    )
+    return _facts(certificate, key) | {"verification_url": url, "qr_code": Markup(qr)}
+
+
+@router.get("/certificates/{certificate_id}", include_in_schema=False, dependencies=[_VERIFY])
+def certificate_page(
+    certificate_id: str, request: Request, session: DbDep, settings: SettingsDep, key: SigningKeyDep
+) -> Response:
+    certificate = _found(session, certificate_id)
+    if certificate.id != certificate_id:
+        return RedirectResponse(f"/certificates/{certificate.id}", status_code=308)
+    return render(request, "certificate.html", _page_context(certificate, settings, key))
+
+
+@router.get(
+    "/certificates/{certificate_id}/credential.jwt", tags=["certificates"], dependencies=[_VERIFY],
+    summary="The certificate as an Open Badges 3.0 credential, a VC-JWT signed EdDSA (application/jwt)",
+    response_class=Response,
+    responses={200: {"content": {"application/jwt": {}}}, 404: {"description": "No certificate has this ID"},
+               410: {"description": "The certificate was revoked"}},
+)
+def credential(certificate_id: str, session: DbDep, settings: SettingsDep, key: SigningKeyDep) -> Response:
+    certificate = _found(session, certificate_id)
+    if certificate.status == "revoked":
+        raise HTTPException(410, "This certificate was revoked, so no credential is issued for it.")
+    token = credential_jwt(certificate, key, settings.public_base_url)
+    return Response(token, media_type="application/jwt")
+
+
+@router.get("/.well-known/jwks.json", tags=["certificates"],
+            summary="The public key(s) that sign certificates and credentials, as a JSON Web Key Set")
+def jwks_json(key: SigningKeyDep) -> JSONResponse:
+    return JSONResponse(jwks([key.public_key()]), headers={"Cache-Control": "public, max-age=300"})
+
+
+@router.get(
+    "/api/certificates/{certificate_id}", tags=["certificates"], dependencies=[_VERIFY],
+    summary="Verify a certificate: its fields, status (valid or revoked) and whether its signature checks",
+    response_description="id, name, quiz, score, total, issued_at, status, signature_valid, revoked_at, "
+                         "revoked_reason",
+    responses={404: {"description": "No certificate has this ID (malformed IDs get the same answer)"},
+               429: {"description": "Too many lookups from this address; retry after Retry-After seconds"}},
+)
+def certificate_api(certificate_id: str, session: DbDep, key: SigningKeyDep) -> dict[str, Any]:
+    certificate = _found(session, certificate_id)
+    return certificate_json(certificate, signature_valid(certificate, [key.public_key()]))
+
+
+def _verify_page(
+    request: Request, typed: str, certificate: Certificate | None, key: Ed25519PrivateKey
+) -> HTMLResponse:
+    context = _facts(certificate, key) if certificate else {"certificate": None, "error": NOT_FOUND}
+    context["typed"] = typed[:_LONGEST_ID]
+    return render(request, "verify.html", context, fragment="result", status_code=404 if certificate is None else 200)
+
+
+@router.get("/verify", include_in_schema=False)
+def verify_form(
+    request: Request, session: DbDep, key: SigningKeyDep, typed: Annotated[str | None, Query(alias="id")] = None
+) -> Response:
+    if typed is None:
+        return render(request, "verify.html", {"typed": "", "certificate": None})
+    request.app.state.rate_limits.check(request, "verify")  # only a lookup counts, not the empty form
+    certificate = find_certificate(session, typed)
+    if certificate is None:
+        return _verify_page(request, typed, None, key)
+    return RedirectResponse(f"/verify/{certificate.id}", status_code=303)
+
+
+@router.get("/verify/{certificate_id}", include_in_schema=False, dependencies=[_VERIFY])
+def verify_page(certificate_id: str, request: Request, session: DbDep, key: SigningKeyDep) -> Response:
+    certificate = find_certificate(session, certificate_id)
+    if certificate is not None and certificate.id != certificate_id:
+        return RedirectResponse(f"/verify/{certificate.id}", status_code=308)
+    return _verify_page(request, certificate_id, certificate, key)

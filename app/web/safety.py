@@ -1,0 +1,118 @@
+"""Who may change a quiz attempt, and how often one client may start attempts or look certificates up.
+
+Pages: the browser's owner token lives in an HttpOnly cookie, and every form that changes state carries a CSRF
+token, the HMAC of that owner token under a key derived from the signing key (so it needs no server-side state and
+is the same on every instance). The JSON API reads its owner token from the X-Attempt-Token header only, never from
+a cookie: a browser never sends that header on its own, so a cross-site request cannot act for anyone and the API
+needs no CSRF token. Rate limits count requests per client IP over a moving window, in memory.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import math
+import secrets
+import time
+from typing import Annotated
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from fastapi import Depends, Header, HTTPException, Request, Response, params
+from limits import RateLimitItem, parse_many
+from limits.storage import MemoryStorage
+from limits.strategies import MovingWindowRateLimiter
+
+from app.settings import Settings
+
+OWNER_COOKIE = "quiz_owner"
+TOKEN_HEADER = "X-Attempt-Token"
+_MAX_TOKEN_LENGTH = 100
+# Browsers keep a Secure cookie only from a secure context: https, or a loopback host.
+_LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1"}
+_REFUSED = {
+    "attempts": "Too many quiz attempts were started from your address",
+    "verify": "Too many certificate lookups came from your address",
+}
+
+
+def new_owner_token() -> str:
+    """A fresh owner token: 256 random bits, url-safe."""
+    return secrets.token_urlsafe(32)
+
+
+def owner_cookie(request: Request) -> str | None:
+    """The owner token the browser sent in its cookie, if any."""
+    token = request.cookies.get(OWNER_COOKIE)
+    return token if token and len(token) <= _MAX_TOKEN_LENGTH else None
+
+
+def set_owner_cookie(response: Response, request: Request, token: str, settings: Settings) -> None:
+    """Give the browser its owner token.
+
+    SameSite=None lets the cookie work inside a teacher's iframe too; it needs Secure, which browsers accept only
+    from https or a loopback host, so over plain http to other hosts it falls back to SameSite=Lax.
+    """
+    secure = request.url.scheme == "https" or request.url.hostname in _LOOPBACK_HOSTS
+    response.set_cookie(
+        OWNER_COOKIE, token, max_age=settings.attempt_cookie_days * 86_400, httponly=True,
+        secure=secure, samesite="none" if secure else "lax",
+    )
+
+
+def csrf_token_for(key: Ed25519PrivateKey, owner_token: str) -> str:
+    """The CSRF token of forms posted with this owner token."""
+    mac_key = hashlib.sha256(b"precision-lab csrf\x00" + key.private_bytes_raw()).digest()
+    digest = hmac.new(mac_key, owner_token.encode("utf-8"), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
+
+
+def check_csrf(request: Request, key: Ed25519PrivateKey, form_token: str) -> str:
+    """The owner token of a form post whose CSRF token matches its cookie; 403 with a sentence otherwise."""
+    owner = owner_cookie(request)
+    if owner is None:
+        raise HTTPException(403, "Your browser did not send the quiz cookie, which this form needs: allow cookies "
+                                 "for this site, reload the page and try again.")
+    if not hmac.compare_digest(form_token.encode("utf-8"), csrf_token_for(key, owner).encode("ascii")):
+        raise HTTPException(403, "The form's security token is missing or out of date; reload the page and try again.")
+    return owner
+
+
+def api_owner_token(token: Annotated[str, Header(
+    alias=TOKEN_HEADER, description="The attempt_token that POST /api/quiz/attempts answered with.",
+)] = "") -> str:
+    return token
+
+
+ApiTokenDep = Annotated[str, Depends(api_owner_token)]
+
+
+class RateLimits:
+    """Moving-window limits per client IP, kept in this process's memory."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._limiter = MovingWindowRateLimiter(MemoryStorage())
+        self._limits: dict[str, list[RateLimitItem]] = {
+            "attempts": parse_many(settings.rate_limit_attempts),
+            "verify": parse_many(settings.rate_limit_verify),
+        }
+
+    def check(self, request: Request, kind: str) -> None:
+        """Count one request of this kind; 429 with Retry-After and a sentence when it is over a limit."""
+        client = request.client.host if request.client else "unknown"
+        for limit in self._limits[kind]:
+            if not self._limiter.hit(limit, kind, client):
+                reset_at = self._limiter.get_window_stats(limit, kind, client).reset_time
+                seconds = max(1, math.ceil(reset_at - time.time()))
+                raise HTTPException(429, f"{_REFUSED[kind]}; please try again in {seconds} seconds.",
+                                    headers={"Retry-After": str(seconds)})
+
+
+def rate_limited(kind: str) -> params.Depends:
+    """A route dependency that counts the request against the `kind` limit."""
+
+    def check(request: Request) -> None:
+        request.app.state.rate_limits.check(request, kind)
+
+    dependency: params.Depends = Depends(check)
+    return dependency

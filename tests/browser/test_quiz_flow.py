@@ -1,0 +1,100 @@
+"""The quiz in Chromium: take it to a pass with instant feedback, open the certificate, print it on one page,
+verify its ID through the form; axe on every page, and no horizontal scrolling on a 375 px phone."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from urllib.parse import unquote
+
+from playwright.sync_api import Locator, Page, expect
+
+from app.quiz import BitPattern, ChoiceQuestion, Numeric, load_bank, question_from_id
+
+BANK = load_bank()
+PHONE = {"width": 375, "height": 800}
+PDF_PAGE = re.compile(rb"/Type\s*/Page(?!s)")
+
+
+def answer_right(question: Locator) -> None:
+    """Fill in the right answer, which the test knows by rebuilding the question from its public id."""
+    known = question_from_id(BANK, str(question.get_attribute("data-question-id")))
+    if isinstance(known, ChoiceQuestion):
+        for index in known.answers:
+            question.locator(f"input[name='answer'][value='{index}']").check()
+    elif isinstance(known, Numeric):
+        question.locator("input[name='answer']").fill(f"{known.answer.numerator}/{known.answer.denominator}")
+    else:
+        assert isinstance(known, BitPattern)
+        question.locator("input[name='answer']").fill(hex(known.answer))
+    question.get_by_role("button", name="Answer").click()
+
+
+def start_attempt(page: Page) -> None:
+    page.goto("/quiz")
+    page.get_by_role("button", name="Start the quiz").click()
+    expect(page).to_have_url(re.compile(r"/quiz/attempts/[\w-]+$"))
+
+
+def no_horizontal_overflow(page: Page) -> bool:
+    return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"))
+
+
+def test_take_the_quiz_to_a_pass_and_verify_the_certificate(page: Page, axe_check: Callable[[Page], None]) -> None:
+    page.goto("/quiz")
+    axe_check(page)
+    start_attempt(page)
+    questions = page.locator("[data-question-id]")
+    total = questions.count()
+    assert total == 12
+    for number in range(total):
+        question_id = questions.nth(number).get_attribute("data-question-id")
+        answer_right(questions.nth(number))
+        feedback = page.locator(f"[data-question-id='{question_id}'] [data-feedback]")
+        expect(feedback).to_have_attribute("data-correct", "true")
+        expect(feedback.locator("[data-correct-answer]")).not_to_be_empty()
+        if number == 0:
+            expect(page.locator(f"[data-question-id='{question_id}'] .verdict")).to_be_focused()
+            axe_check(page)
+    expect(page.locator("[data-progress]")).to_have_text(re.compile(rf"Answered\s+{total}\s+of {total}"))
+    assert page.locator("[data-answer-form]").count() == 0
+
+    page.get_by_label("Name to print on your certificate").fill("Ada Lovelace")
+    page.get_by_role("button", name="Finish and see my score").click()
+    expect(page.locator("[data-score]")).to_have_text("12 of 12 right (100%)")
+    page.locator("[data-certificate-link]").click()
+    expect(page.locator("[data-name]")).to_have_text("Ada Lovelace")
+    certificate_id = page.locator("[data-certificate-id]").inner_text()
+    axe_check(page)
+
+    page.emulate_media(media="print")
+    assert len(PDF_PAGE.findall(page.pdf())) == 1
+    page.emulate_media(media="screen")
+    page.set_viewport_size(PHONE)
+    assert no_horizontal_overflow(page)
+
+    page.goto("/verify")
+    page.get_by_label("Certificate ID").fill(certificate_id.lower().replace("-", ""))
+    page.get_by_role("button", name="Verify").click()
+    expect(page.locator("[data-status]")).to_have_text("Valid")
+    expect(page.locator("[data-signature]")).to_contain_text("Signature checks")
+    expect(page.locator("[data-name]")).to_have_text("Ada Lovelace")
+    assert unquote(page.url).endswith(f"/verify/{certificate_id}")
+    assert no_horizontal_overflow(page)
+    axe_check(page)
+
+
+def test_the_quiz_pages_fit_a_phone_and_feedback_arrives_without_reloading(
+    page: Page, axe_check: Callable[[Page], None]
+) -> None:
+    page.set_viewport_size(PHONE)
+    page.goto("/quiz")
+    assert no_horizontal_overflow(page)
+    start_attempt(page)
+    attempt_url = page.url
+    first = page.locator("[data-question-id]").first
+    answer_right(first)
+    expect(first.locator("[data-feedback]")).to_be_visible()
+    assert page.url == attempt_url  # htmx swapped the question in place
+    assert no_horizontal_overflow(page)
+    axe_check(page)

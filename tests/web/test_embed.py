@@ -1,0 +1,256 @@
+"""Embedding: the /embed/ pages (page and fragment, no chrome, links kept in the frame, the way out), the Embed
+snippet and oEmbed link of every embeddable page, /oembed's answers and refusals, and which pages may be framed."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, quote, urlsplit
+
+import pytest
+
+from tests.web.test_pages import HX, Elements
+
+ORIGIN = "http://127.0.0.1:8000"  # Settings.public_base_url in the tests
+# the full pages, in some state; the framed page of each is at /embed + its address
+FULL = [
+    "/visualise/bfloat16?value=0.1",
+    "/visualise/float16?bits=0x3c00&rounding=toward_zero",
+    "/visualise/nf4?value=0.5",
+    "/compare?value=0.3952&overflow=saturate",
+    "/train?scenario=tiny_gradients&steps=40&width=8",
+]
+FRAMED = ["/embed" + full for full in FULL]
+EMBEDS = list(zip(FRAMED, FULL, strict=True))
+
+
+def iframe(snippet: str) -> dict[str, str]:
+    (tag, attrs), = Elements(snippet).tags
+    assert tag == "iframe"
+    return attrs
+
+
+def snippet_of(page: Elements) -> dict[str, str]:
+    return iframe(page.text_of("data-embed-snippet"))
+
+
+def local_links(page: Elements) -> list[str]:
+    """Every address the page navigates or swaps to on this site, the way out of the frame left aside."""
+    links = [attrs.get("href") for tag, attrs in page.tags if tag == "a" and "data-open-full" not in attrs]
+    links += [attrs.get("hx-get") for _, attrs in page.tags] + [attrs.get("action") for _, attrs in page.tags]
+    return [link for link in links if link and link.startswith("/")]
+
+
+# -- the framed pages ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("url", FRAMED)
+def test_a_framed_page_has_no_site_chrome_and_sets_no_cookie(client, url):
+    response = client.get(url)
+    assert response.status_code == 200
+    assert "<html" in response.text and "/static/vendor/htmx.min.js" in response.text
+    assert "site-header" not in response.text and "site-footer" not in response.text
+    assert 'aria-label="Site"' not in response.text
+    assert "set-cookie" not in response.headers
+
+
+@pytest.mark.parametrize("url", FRAMED)
+def test_htmx_gets_only_the_fragment_of_a_framed_page(client, url):
+    response = client.get(url, headers=HX)
+    assert response.status_code == 200
+    assert "<html" not in response.text and "data-embed" not in response.text
+    assert response.text.strip()
+
+
+@pytest.mark.parametrize(("framed", "full"), EMBEDS)
+def test_open_in_precision_lab_links_the_full_page_in_the_same_state(client, framed, full):
+    page = Elements(client.get(framed).text)
+    (way_out,) = page.having("data-open-full")
+    assert way_out["href"] == full
+    assert way_out["target"] == "_blank" and "noopener" in way_out["rel"]
+    assert page.text_of("data-open-full").startswith("Open in Precision Lab")
+
+
+@pytest.mark.parametrize("headers", [{}, HX], ids=["page", "htmx"])
+@pytest.mark.parametrize("url", FRAMED)
+def test_links_and_swaps_of_a_framed_page_stay_under_embed(client, url, headers):
+    links = local_links(Elements(client.get(url, headers=headers).text))
+    assert links or headers == HX  # the demo's fragment (its results) has no links
+    assert all(link.startswith(("/embed/", "/static/")) or link == "#main" for link in links), links
+
+
+def test_bit_flips_in_the_framed_visualiser_go_to_the_framed_visualiser(client):
+    page = Elements(client.get("/embed/visualise/float16?bits=0x3c00&overflow=saturate").text)
+    cells = page.having("data-bit")
+    assert len(cells) == 16
+    for cell in cells:
+        parts = urlsplit(cell["href"])
+        assert parts.path == "/embed/visualise/float16" and cell["hx-get"] == cell["href"]
+        assert parse_qs(parts.query)["overflow"] == ["saturate"]
+    flipped = client.get(next(c["href"] for c in cells if c["data-bit"] == "15"))
+    assert Elements(flipped.text).text_of("data-stored") == "-1"
+
+
+def test_the_framed_comparison_links_the_framed_visualiser(client):
+    page = Elements(client.get("/embed/compare?value=0.5").text)
+    rows = [a["href"] for tag, a in page.tags if tag == "a" and "/visualise/" in a.get("href", "")]
+    assert rows and all(href.startswith("/embed/visualise/") for href in rows)
+
+
+def test_a_block_format_in_a_frame_links_its_element_format_in_the_frame(client):
+    response = client.get("/embed/visualise/mxfp4")
+    assert response.status_code == 422
+    assert [a["href"] for a in Elements(response.text).having("data-link")] == ["/embed/visualise/float4_e2m1fn"]
+
+
+def test_the_framed_demo_trains_without_javascript(client):
+    response = client.get("/embed/train?steps=30&width=8&recipe=fp32&recipe=bf16&run=1")
+    assert response.status_code == 200
+    assert Elements(response.text).having("data-finished")
+
+
+# -- the Embed button and the oEmbed link ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("framed", "full"), EMBEDS)
+@pytest.mark.parametrize("at", ["full", "framed"])
+def test_every_embeddable_page_offers_the_snippet_of_its_state(client, framed, full, at):
+    page = Elements(client.get(full if at == "full" else framed).text)
+    frame = snippet_of(page)
+    assert frame["src"] == ORIGIN + framed
+    assert frame["width"] == "100%" and int(frame["height"]) > 0
+    assert frame["title"].startswith("Precision Lab") and frame["loading"] == "lazy"
+    (details,) = page.having("data-embed")
+    assert "open" not in details  # closed until asked for; with JavaScript off the summary opens it
+    (copy,) = page.having("data-embed-copy")
+    assert "hidden" in copy  # embed.js shows it
+    assert bool(page.having("data-open-full")) == (at == "framed")
+
+
+@pytest.mark.parametrize("url", FRAMED + FULL)
+def test_every_embeddable_page_links_its_oembed_answer(client, url):
+    links = [a for tag, a in Elements(client.get(url).text).tags if tag == "link" and a.get("rel") == "alternate"]
+    (link,) = links
+    assert link["type"] == "application/json+oembed" and link["title"]
+    parts = urlsplit(link["href"])
+    assert f"{parts.scheme}://{parts.netloc}" == ORIGIN and parts.path == "/oembed"
+    full = url.removeprefix("/embed")
+    assert parse_qs(parts.query) == {"url": [ORIGIN + full], "format": ["json"]}
+    answer = client.get(f"{parts.path}?{parts.query}")
+    assert answer.status_code == 200 and iframe(answer.json()["html"])["src"] == ORIGIN + "/embed" + full
+
+
+def test_a_page_that_is_not_embeddable_has_neither(client):
+    for url in ("/", "/formats", "/visualise/mxfp4"):
+        text = client.get(url).text
+        assert "data-embed" not in text and "json+oembed" not in text
+
+
+# -- /oembed ---------------------------------------------------------------------------------------
+
+
+def oembed(client, url: str, **params: object):
+    return client.get("/oembed", params={"url": url, **params})
+
+
+@pytest.mark.parametrize("limits", [{}, {"maxwidth": 400}, {"maxheight": 300}, {"maxwidth": 1, "maxheight": 1},
+                                    {"maxwidth": 10**30, "maxheight": 10**30}], ids=str)
+@pytest.mark.parametrize("url", FRAMED + FULL)
+def test_oembed_answers_a_rich_response_within_the_limits(client, url, limits):
+    response = oembed(client, ORIGIN + url, format="json", **limits)
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/json"
+    answer = response.json()
+    assert answer.keys() >= {"version", "type", "provider_name", "provider_url", "title", "html", "width", "height"}
+    assert (answer["version"], answer["type"]) == ("1.0", "rich")
+    assert answer["provider_name"] == "Precision Lab" and answer["provider_url"] == ORIGIN + "/"
+    width, height = answer["width"], answer["height"]
+    assert isinstance(width, int) and isinstance(height, int) and width > 0 and height > 0
+    assert width <= limits.get("maxwidth", width) and height <= limits.get("maxheight", height)
+    frame = iframe(answer["html"])
+    assert frame["src"] == ORIGIN + "/embed" + url.removeprefix("/embed")
+    assert (frame["width"], frame["height"]) == (str(width), str(height))
+    assert frame["title"] == answer["title"]
+
+
+def test_oembed_escapes_the_state_it_puts_in_the_snippet(client):
+    hostile = '0.1"><script>alert(1)</script>'
+    answer = oembed(client, f"{ORIGIN}/compare?value={quote(hostile)}&x=\"'<>").json()
+    assert "<script" not in answer["html"] and answer["html"].count("<iframe") == 1
+    assert iframe(answer["html"])["src"].startswith(ORIGIN + "/embed/compare?value=")
+
+
+NOT_OURS = [
+    "http://example.org/visualise/bfloat16",
+    "http://127.0.0.1:9999/visualise/bfloat16",
+    "https://127.0.0.1:8000/visualise/bfloat16",
+    "http://127.0.0.1.example.org:8000/compare",
+    "//127.0.0.1:8000/compare",
+    "/compare",
+    f"{ORIGIN}/",
+    f"{ORIGIN}/formats",
+    f"{ORIGIN}/api/formats",
+    f"{ORIGIN}/train/stream",
+    f"{ORIGIN}/quiz",
+    f"{ORIGIN}/oembed",
+    f"{ORIGIN}/visualise/mxfp4",
+    f"{ORIGIN}/visualise/nosuch",
+    f"{ORIGIN}/visualise/float16/extra",
+    f"{ORIGIN}/embed/",
+    f"{ORIGIN}/embedcompare",
+    f"{ORIGIN}/embed/embed/compare",
+    "javascript:alert(1)",
+    "http://[",
+    "http://127.0.0.1:99999/compare",
+    "not a url at all",
+]
+
+
+@pytest.mark.parametrize("url", NOT_OURS)
+def test_oembed_refuses_urls_that_are_not_our_embeddable_pages(client, url):
+    response = oembed(client, url)
+    assert response.status_code == 404
+    assert response.json()["detail"].endswith(".")
+
+
+@pytest.mark.parametrize("response_format", ["xml", "yaml", ""])
+def test_oembed_answers_json_only(client, response_format):
+    response = oembed(client, f"{ORIGIN}/compare", format=response_format)
+    assert response.status_code == 501
+    assert "format=json" in response.json()["detail"]
+
+
+@pytest.mark.parametrize("params", [
+    {},
+    {"url": ""},
+    {"url": ORIGIN + "/compare?value=" + "9" * 3000},
+    {"url": ORIGIN + "/compare", "maxwidth": "-1"},
+    {"url": ORIGIN + "/compare", "maxwidth": "0"},
+    {"url": ORIGIN + "/compare", "maxwidth": "wide"},
+    {"url": ORIGIN + "/compare", "maxwidth": "1.5"},
+    {"url": ORIGIN + "/compare", "maxheight": "-300"},
+    {"url": ORIGIN + "/compare", "maxheight": "<script>"},
+], ids=str)
+def test_oembed_refuses_missing_or_garbage_input_with_a_sentence(client, params):
+    response = client.get("/oembed", params=params)
+    assert 400 <= response.status_code < 500
+    detail = response.json()["detail"]
+    assert isinstance(detail, str) and detail.endswith(".") and "<" not in detail
+
+
+# -- framing ---------------------------------------------------------------------------------------
+
+NEVER_FRAMED = ["/", "/visualise/float16", "/compare", "/train", "/formats", "/api/formats", "/oembed?url=x"]
+FRAMEABLE = ["/embed/visualise/float16", "/embed/compare", "/embed/train", "/embed/visualise/nosuch"]
+
+
+@pytest.mark.parametrize("url", NEVER_FRAMED)
+def test_pages_outside_embed_refuse_every_frame(client, url):
+    headers = client.get(url).headers
+    assert "frame-ancestors 'none'" in headers["content-security-policy"]
+    assert headers["x-frame-options"] == "DENY"
+
+
+@pytest.mark.parametrize("url", FRAMEABLE)
+def test_embed_pages_may_be_framed_anywhere(client, url):
+    headers = client.get(url).headers
+    assert "frame-ancestors *" in headers["content-security-policy"]
+    assert "x-frame-options" not in headers

@@ -1,0 +1,374 @@
+"""The guides, the glossary and the index of /learn through TestClient: figures, numbers, links, fragments."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from html.parser import HTMLParser
+from urllib.parse import urlsplit
+
+import numpy as np
+import pytest
+
+from app.formats import FORMATS, decode, encode, parse_number, ulp
+from app.formats.blocks import quantize_blocks
+from app.formats.vector import round_to_format
+from app.learn import DISTRIBUTIONS, SCALES, measure_formats, sample_tensor
+from app.learn.sample_error import MEASURED_FORMATS, SAMPLE_SIZE
+from app.training import RECIPES, bytes_per_param
+from app.web.guides import GUIDES, WORDS_PER_MINUTE
+from app.web.train_views import approx
+
+HX = {"HX-Request": "true"}
+GUIDE_URLS = [guide.url for guide in GUIDES.values()]
+PAGE_BUDGET = 150_000
+
+
+class Page(HTMLParser):
+    """Start tags with their attributes, and the text inside each element that carries an attribute asked for."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str]]] = []
+        self._open: list[int] = []
+        self.texts: dict[int, str] = {}
+        self.feed(html)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, {name: value or "" for name, value in attrs}))
+        if tag not in ("input", "meta", "link", "br", "img", "source", "circle", "line", "path"):
+            self._open.append(len(self.tags) - 1)
+            self.texts[len(self.tags) - 1] = ""
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._open:
+            self._open.pop()
+
+    def handle_data(self, data: str) -> None:
+        for index in self._open:
+            self.texts[index] += data
+
+    def having(self, attribute: str) -> list[dict[str, str]]:
+        return [attrs for _, attrs in self.tags if attribute in attrs]
+
+    def texts_of(self, attribute: str) -> list[str]:
+        return [" ".join(self.texts[i].split()) for i, (_, attrs) in enumerate(self.tags) if attribute in attrs]
+
+    def ids(self) -> list[str]:
+        return [attrs["id"] for _, attrs in self.tags if "id" in attrs]
+
+
+def power(n: int) -> str:
+    """2^n as the guides write it, with a true minus sign."""
+    return f"2<sup>{n}</sup>".replace("-", "−")
+
+
+def exponent_of(x) -> int:
+    return x.numerator.bit_length() - x.denominator.bit_length()
+
+
+# -- pages and fragments --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("url", ["/learn", "/learn/glossary", *GUIDE_URLS])
+def test_each_page_renders_whole_for_a_browser_and_as_a_fragment_for_htmx(client, url):
+    page = client.get(url)
+    assert page.status_code == 200 and "<html" in page.text
+    assert page.headers["vary"] == "HX-Request"
+    fragment = client.get(url, headers=HX)
+    assert fragment.status_code == 200 and fragment.text.strip()
+    assert "<html" not in fragment.text and "<head" not in fragment.text
+
+
+@pytest.mark.parametrize("url", ["/learn/no-such-guide", "/learn/number-formats/more"])
+def test_an_unknown_guide_is_the_404_page(client, url):
+    for headers in ({}, HX):
+        response = client.get(url, headers=headers)
+        assert response.status_code == 404
+        assert "There is no page at" in response.text
+
+
+def test_the_other_pages_under_learn_are_not_shadowed(client):
+    assert client.get("/learn/memory").status_code == 200
+    assert client.get("/learn/hardware").status_code == 200
+
+
+@pytest.mark.parametrize("url", ["/learn", "/learn/glossary", *GUIDE_URLS])
+def test_no_inline_script_style_or_event_handler(client, url):
+    page = Page(client.get(url).text)
+    assert all("src" in attrs for tag, attrs in page.tags if tag == "script")
+    assert not [tag for tag, _ in page.tags if tag == "style"]
+    assert not [(tag, name) for tag, attrs in page.tags for name in attrs if name == "style" or name.startswith("on")]
+
+
+@pytest.mark.parametrize("url", GUIDE_URLS)
+def test_first_visit_stays_under_150_kb_with_its_loaded_figures(client, url):
+    html = client.get(url).text
+    page = Page(html)
+    assets = [a["href"] for tag, a in page.tags if tag == "link" and a.get("rel") == "stylesheet"]
+    assets += [a["src"] for tag, a in page.tags if tag == "script"]
+    loaded = [a["hx-get"] for a in page.having("hx-trigger") if a["hx-trigger"] == "load"]
+    sizes = [len(client.get(asset).content) for asset in assets]
+    sizes += [len(client.get(src, headers=HX).content) for src in loaded]
+    assert len(html.encode()) + sum(sizes) < PAGE_BUDGET
+
+
+# -- reading time, Listen, what comes next -------------------------------------------------------
+
+
+@pytest.mark.parametrize("guide", GUIDES.values(), ids=lambda g: g.slug)
+def test_each_guide_shows_its_reading_time_from_its_word_count(client, guide):
+    page = Page(client.get(guide.url).text)
+    assert guide.words > 800
+    assert guide.minutes == math.ceil(guide.words / WORDS_PER_MINUTE)
+    assert page.texts_of("data-reading-time") == [f"{guide.minutes} min read"]
+    index = Page(client.get("/learn").text)
+    assert f"{guide.minutes} min read" in index.texts_of("data-reading-time")
+
+
+@pytest.mark.parametrize("guide", GUIDES.values(), ids=lambda g: g.slug)
+def test_listen_is_hidden_until_the_script_finds_the_speech_api(client, guide):
+    page = Page(client.get(guide.url).text)
+    [controls] = page.having("data-listen")
+    assert "hidden" in controls
+    assert page.having("data-listen-toggle") and page.having("data-listen-source")
+    assert any(a.get("src") == "/static/js/listen.js" for tag, a in page.tags if tag == "script")
+
+
+@pytest.mark.parametrize("guide", GUIDES.values(), ids=lambda g: g.slug)
+def test_each_guide_ends_with_the_quiz_and_its_related_guides(client, guide):
+    page = Page(client.get(guide.url).text)
+    quiz = [a["href"] for a in page.having("data-next") if a["data-next"] == "quiz"]
+    related = [a["href"] for a in page.having("data-next") if a["data-next"] == "guide"]
+    assert quiz == ["/quiz"] and client.get("/quiz").status_code == 200
+    assert related == [GUIDES[slug].url for slug in guide.related]
+
+
+# -- figures ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("url", GUIDE_URLS)
+def test_every_figure_points_at_a_real_fragment_and_links_it_without_javascript(client, url):
+    page = Page(client.get(url).text)
+    figures = page.having("data-figure-src")
+    assert figures
+    for figure in figures:
+        src = figure["data-figure-src"]
+        assert figure["hx-get"] == src
+        assert src in {a["href"] for tag, a in page.tags if tag == "a"}  # the link that works with JS off
+        fragment = client.get(src, headers=HX)
+        assert fragment.status_code == 200, src
+        assert "<html" not in fragment.text
+
+
+@pytest.mark.parametrize("url", ["/learn/number-formats", "/learn/mixed-precision-training", "/learn/quantisation"])
+def test_each_guide_loads_a_visualiser_with_flippable_bits(client, url):
+    page = Page(client.get(url).text)
+    [src] = [a["hx-get"] for a in page.having("hx-trigger") if a["hx-trigger"] == "load"]
+    assert src.startswith("/visualise/")
+    fragment = Page(client.get(src, headers=HX).text)
+    assert fragment.having("data-bit-grid") and fragment.having("data-bit")
+    assert page.having("data-announce")
+
+
+def test_the_inline_figures_say_what_the_core_computes(client):
+    bf16 = encode(FORMATS["bfloat16"], parse_number("0.1")).encoding.value.exact_string()
+    fp16 = encode(FORMATS["float16"], parse_number("1e-8")).encoding.value.exact_string()
+    assert bf16 == "0.10009765625" and bf16 in client.get("/learn/number-formats").text
+    assert fp16 == "0" and "stored as zero" in client.get("/learn/mixed-precision-training").text
+    compare = Page(client.get("/compare?value=70000", headers=HX).text)
+    stored = dict(zip([a["data-format"] for a in compare.having("data-format")], compare.texts_of("data-stored"),
+                      strict=True))
+    assert stored["float16"] == "inf" and stored["float8_e5m2"] == "inf" and stored["float8_e4m3fn"] == "nan"
+    assert stored["bfloat16"] == "70144" and "BF16 stores 70144" in client.get("/learn/number-formats").text
+
+
+def test_the_training_figure_runs_the_scenario_it_describes(client):
+    page = Page(client.get("/learn/mixed-precision-training").text)
+    [run] = [a["data-figure-src"] for a in page.having("data-figure-src") if a["data-figure-src"].startswith("/train")]
+    query = urlsplit(run).query
+    assert "scenario=tiny_gradients" in query and "run=1" in query
+    results = Page(client.get(run, headers=HX).text)
+    assert {a["data-chart-svg"] for a in results.having("data-chart-svg")} >= {"loss"}
+    assert {a["data-recipe"] for tag, a in results.tags if tag == "tr" and "data-recipe" in a} >= {
+        "fp16_no_scaling", "fp16_dynamic_scaling", "bf16"}
+
+
+# -- the numbers the guides state, recomputed from the cores ---------------------------------------
+
+
+def test_number_formats_states_the_cores_constants(client):
+    text = client.get("/learn/number-formats").text
+    f16, e4m3, e5m2 = FORMATS["float16"], FORMATS["float8_e4m3fn"], FORMATS["float8_e5m2"]
+    for spec in (f16, e4m3, e5m2, FORMATS["float6_e2m3fn"], FORMATS["float6_e3m2fn"]):
+        assert f"{float(spec.max):g}" in text
+    assert (f16.max, e4m3.max, e5m2.max) == (65504, 448, 57344)
+    assert encode(f16, parse_number("65520")).encoding.cls == "inf"
+    assert encode(f16, parse_number("65519")).encoding.value.exact_string() == "65504"
+    assert "anything from 65520 up rounds to infinity" in text
+    assert power(exponent_of(f16.min_normal)) == power(-14) and power(-14) in text
+    assert power(exponent_of(f16.min_subnormal)) == power(-24) and power(-24) in text
+    assert power(exponent_of(e4m3.min_normal)) in text and power(exponent_of(e4m3.min_subnormal)) in text
+    assert power(exponent_of(e5m2.min_subnormal)) in text
+    bf16, tf32 = FORMATS["bfloat16"], FORMATS["tfloat32"]
+    assert (bf16.exponent_bits, bf16.mantissa_bits) == (8, 7) and "8 exponent and 7 mantissa bits" in text
+    assert (tf32.sign_bits, tf32.exponent_bits, tf32.mantissa_bits) == (1, 8, 10)
+    assert "FP32's 8 exponent bits and 10 mantissa bits" in text
+    assert bf16.epsilon == Fraction(1, 128) and power(-7) + " = 0.0078125" in text
+    assert float(FORMATS["mxfp4"].bits_per_value) == 4.25 and "MXFP4 costs 4.25 bits" in text
+    assert float(FORMATS["nvfp4"].bits_per_value) == 4.5 and "4.5 bits per\n  value" in text
+    fp4 = FORMATS["float4_e2m1fn"]
+    magnitudes = sorted({abs(decode(fp4, bits).value.to_float()) for bits in range(1 << fp4.bits)})
+    assert ", ".join(f"{m:g}" for m in magnitudes[:-1]) + f" and {magnitudes[-1]:g}" == "0, 0.5, 1, 1.5, 2, 3, 4 and 6"
+    assert "0, 0.5, 1, 1.5, 2, 3, 4 and 6" in text
+    assert "FP6 E2M3 reaches 7.5 and FP6 E3M2 28" in text
+    assert encode(f16, parse_number("2049")).encoding.value.exact_string() == "2048"
+
+
+def test_the_range_table_is_computed_from_the_registry(client):
+    page = Page(client.get("/learn/number-formats").text)
+    rows = [a["data-format"] for tag, a in page.tags if tag == "tr" and "data-format" in a]
+    maxima = dict(zip(rows, page.texts_of("data-max"), strict=True))
+    assert maxima["float16"] == "65504" and maxima["float8_e4m3fn"] == "448" and maxima["float8_e5m2"] == "57344"
+    assert maxima["float32"].startswith("≈3.403e+38")
+
+
+def test_mixed_precision_states_the_cores_bytes_and_the_scalers_defaults(client):
+    text = client.get("/learn/mixed-precision-training").text
+    fp32, mixed = bytes_per_param(RECIPES["fp32"], "adam"), bytes_per_param(RECIPES["fp16_dynamic_scaling"], "adam")
+    assert (fp32["weights"], fp32["gradients"], fp32["optimizer_states"], fp32["total"]) == (4, 4, 8, 16)
+    assert (mixed["weights"], mixed["master_weights"], mixed["gradients"], mixed["total"]) == (2, 4, 2, 16)
+    assert "4 for the weights, 4 for the gradients and 8 for Adam's two\n  moments, 16 in all" in text
+    assert "2 for the 16-bit weights, 4 for the FP32 master copy, 2 for the gradients" in text
+    assert power(16) + " = 65536" in text and "2000 steps" in text
+    assert power(exponent_of(FORMATS["float16"].min_subnormal)) in text
+    in_range = [encode(FORMATS[f], parse_number("0.3")).encoding for f in ("bfloat16", "float16")]
+    assert [exponent_of(ulp(enc)) for enc in in_range] == [-9, -12]
+    assert f"BF16 values are {power(-9)} apart and FP16 values {power(-12)}" in text
+
+
+def test_quantisation_states_the_memory_of_a_7b_model(client):
+    text = client.get("/learn/quantisation").text
+    gigabytes = {f: 7e9 * float(FORMATS[f].bytes_per_value) / 1e9 for f in ("float16", "int8", "int4")}
+    assert gigabytes == {"float16": 14, "int8": 7, "int4": 3.5}
+    assert "14 GB in FP16, 7 GB in INT8 and 3.5 GB in INT4" in text
+    assert (FORMATS["int8"].lowest, FORMATS["int8"].max, FORMATS["int4"].lowest, FORMATS["int4"].max) == (
+        -128, 127, -8, 7)
+    assert "INT8 holds\n  −128 to 127 and INT4 −8 to 7" in text
+
+
+# -- the live quantisation table ------------------------------------------------------------------
+
+
+def _core_stored(x: np.ndarray, format_id: str, scaling: str) -> np.ndarray:
+    """The same measurement, straight from the core, for the test to compare with."""
+    if scaling == "block":
+        return quantize_blocks(list(x), format_id).dequantized
+    spec = FORMATS[format_id]
+    if scaling == "direct":
+        return round_to_format(x, spec).astype(np.float64)
+    step = np.abs(x).max() / float(spec.max)
+    return round_to_format(x / step, spec, saturate=True).astype(np.float64) * step
+
+
+@pytest.mark.parametrize("distribution", DISTRIBUTIONS)
+@pytest.mark.parametrize("scale", ["1e-6", "1", "1000"])
+def test_the_live_table_shows_what_the_core_computes(client, distribution, scale):
+    response = client.get(f"/learn/quantisation?distribution={distribution}&scale={scale}", headers=HX)
+    assert response.status_code == 200
+    page = Page(response.text)
+    rows = [a["data-format"] for tag, a in page.tags if tag == "tr" and "data-format" in a]
+    assert rows == [format_id for format_id, _ in MEASURED_FORMATS]
+    x = sample_tensor(distribution, scale)
+    assert len(x) == SAMPLE_SIZE
+    mses, shown = page.having("data-mse"), page.texts_of("data-mse")
+    for (format_id, scaling), cell, text in zip(MEASURED_FORMATS, mses, shown, strict=True):
+        stored = _core_stored(x, format_id, scaling)
+        if not np.isfinite(stored).all():
+            assert cell["data-mse"] == "None" and text == "—"
+            continue
+        mse = float(np.mean((stored - x) ** 2))
+        assert float(cell["data-mse"]) == pytest.approx(mse, rel=1e-12)
+        assert text == approx(float(cell["data-mse"]), 3)
+        if scaling == "block":
+            assert float(cell["data-mse"]) == quantize_blocks(list(x), format_id).mse
+
+
+def test_the_claims_next_to_the_live_table_hold():
+    def by_format(distribution, scale):
+        return {m.format_id: m for m in measure_formats(distribution, scale)}
+
+    large, tiny, outliers = by_format("normal", "1000"), by_format("normal", "1e-6"), by_format("outliers", "1")
+    assert large["float8_e4m3fn"].non_finite > 0
+    unit = by_format("normal", "1")
+    for format_id in ("mxfp8_e4m3", "mxfp4", "nvfp4", "nf4"):
+        assert large[format_id].rel_rms_error == pytest.approx(unit[format_id].rel_rms_error, rel=0.1)
+    assert tiny["float8_e4m3fn"].zeroed > SAMPLE_SIZE / 2 and tiny["float8_e5m2"].zeroed > SAMPLE_SIZE / 2
+    assert outliers["int8"].zeroed > SAMPLE_SIZE / 2 and outliers["mxint8"].zeroed < SAMPLE_SIZE / 10
+
+
+def test_the_live_table_form_works_without_javascript(client):
+    page = Page(client.get("/learn/quantisation?distribution=outliers&scale=1000").text)
+    [form] = [a for tag, a in page.tags if tag == "form" and a.get("hx-get") == "/learn/quantisation"]
+    assert form["method"] == "get" and form["action"].startswith("/learn/quantisation")
+    selected = [a["value"] for tag, a in page.tags if tag == "option" and "selected" in a]
+    assert selected == ["outliers", "1000"]
+    assert {a["value"] for tag, a in page.tags if tag == "option"} == set(DISTRIBUTIONS) | set(SCALES)
+
+
+@pytest.mark.parametrize("query", ["distribution=cauchy", "scale=2", "scale=<b>"])
+def test_a_bad_choice_is_a_422_with_a_sentence(client, query):
+    for headers in ({}, HX):
+        response = client.get(f"/learn/quantisation?{query}", headers=headers)
+        assert response.status_code == 422
+        assert "Choose a distribution" in response.text and "<b>" not in response.text
+
+
+# -- glossary and index ---------------------------------------------------------------------------
+
+
+def test_the_glossary_has_an_entry_per_term_with_a_unique_anchor(client):
+    page = Page(client.get("/learn/glossary").text)
+    terms = [a["id"] for a in page.having("data-term")]
+    assert len(terms) >= 30
+    assert len(page.ids()) == len(set(page.ids()))
+    for needed in ("sign-bit", "exponent", "bias", "mantissa", "subnormal", "ulp", "epsilon", "nan", "infinity",
+                   "saturation", "round-to-nearest-even", "stochastic-rounding", "fp32", "tf32", "fp16", "bf16",
+                   "fp8-e4m3", "fp8-e5m2", "fnuz", "e8m0", "mx", "nvfp4", "nf4", "int8", "loss-scaling",
+                   "dynamic-loss-scaler", "master-weights", "autocast", "underflow", "overflow", "amax",
+                   "delayed-scaling", "quantisation", "ptq", "qat", "block-scaling", "zero-optimizer"):
+        assert needed in terms
+
+
+def test_every_glossary_link_resolves_and_its_anchor_exists(client):
+    page = Page(client.get("/learn/glossary").text)
+    links = [a["href"] for a in page.having("data-shown")]
+    assert len(links) >= 30
+    pages: dict[str, Page] = {}
+    for href in set(links):
+        target, _, anchor = href.partition("#")
+        response = client.get(target)
+        assert response.status_code == 200, href
+        if anchor:
+            pages.setdefault(target, Page(response.text))
+            assert anchor in pages[target].ids(), href
+
+
+def test_every_term_links_to_where_it_is_shown(client):
+    entries = client.get("/learn/glossary").text.split("data-term>")[1:]
+    assert entries and all("data-shown" in entry for entry in entries)
+
+
+def test_the_index_lists_every_guide_and_the_reference_pages(client):
+    page = Page(client.get("/learn").text)
+    hrefs = {a["href"] for tag, a in page.tags if tag == "a" and a["href"].startswith("/")}
+    assert {g.url for g in GUIDES.values()} | {"/learn/glossary", "/learn/memory", "/learn/hardware"} <= hrefs
+    for href in hrefs:
+        assert client.get(href).status_code == 200, href
+
+
+def test_the_site_links_the_guides(client):
+    home = Page(client.get("/").text)
+    assert "/learn" in {a["href"] for tag, a in home.tags if tag == "a"}
+    guide = Page(client.get("/learn/quantisation").text)
+    assert [a.get("aria-current") for tag, a in guide.tags if tag == "a" and a.get("href") == "/learn"][0] == "page"

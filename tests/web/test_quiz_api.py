@@ -1,0 +1,281 @@
+"""The quiz's JSON API through TestClient: whole attempts passed and failed, locked answers, owners, refusals.
+
+The right answer to each question is the test's own knowledge: it rebuilds the question from its public id with
+question_from_id, as the server does, and reads the answer there. No response is ever asked for it.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+from pydantic import ValidationError
+
+from app.main import create_app
+from app.quiz import BitPattern, ChoiceQuestion, Numeric, load_bank, question_from_id
+from app.settings import Settings
+from app.store.certificates import list_certificates
+from app.store.database import open_session
+from app.web.safety import TOKEN_HEADER
+from tests.web.test_train import is_sentence
+
+BANK = load_bank()
+QUESTION_FIELDS = {"id", "type", "prompt", "choices"}
+
+
+def right_answer(question_id: str) -> object:
+    """The right answer as the API takes it: an index, a list of indices, an exact number or a bit pattern."""
+    question = question_from_id(BANK, question_id)
+    if isinstance(question, ChoiceQuestion):
+        indices = sorted(question.answers)
+        return indices[0] if question.type == "single" else indices
+    if isinstance(question, Numeric):
+        return f"{question.answer.numerator}/{question.answer.denominator}"
+    assert isinstance(question, BitPattern)
+    return hex(question.answer)
+
+
+def wrong_answer(question_id: str) -> object:
+    """An answer that reads well and is wrong."""
+    question = question_from_id(BANK, question_id)
+    if isinstance(question, ChoiceQuestion):
+        others = sorted(set(range(len(question.options))) - question.answers)
+        return others[0] if question.type == "single" else (others or sorted(question.answers)[1:])
+    if isinstance(question, Numeric):
+        return str(question.answer * 3 + 1000)
+    assert isinstance(question, BitPattern)
+    return hex(question.answer ^ 1)
+
+
+def hidden_texts(question_id: str) -> list[str]:
+    """Texts that only feedback may show: the explanations (of every choice too)."""
+    question = question_from_id(BANK, question_id)
+    texts = [question.explanation]
+    if isinstance(question, ChoiceQuestion):
+        texts += [option.explanation for option in question.options]
+    return [text for text in texts if len(text) > 20]
+
+
+def start(client) -> tuple[str, dict[str, str], list[dict]]:
+    """A new attempt: its id, the header that owns it, and its public questions."""
+    response = client.post("/api/quiz/attempts")
+    assert response.status_code == 201
+    body = response.json()
+    return body["attempt_id"], {TOKEN_HEADER: body["attempt_token"]}, body["questions"]
+
+
+def take_attempt(client, *, right: int | None = None, name: str = "Ada Lovelace") -> dict:
+    """Start an attempt, answer `right` questions right (all when None) and the rest wrong, and finish it."""
+    attempt_id, owner, questions = start(client)
+    for number, question in enumerate(questions):
+        answer = right_answer if right is None or number < right else wrong_answer
+        body = {"question_id": question["id"], "answer": answer(question["id"])}
+        response = client.post(f"/api/quiz/attempts/{attempt_id}/answers", json=body, headers=owner)
+        assert response.status_code == 200, response.text
+        assert response.json()["correct"] is (answer is right_answer)
+    finished = client.post(f"/api/quiz/attempts/{attempt_id}/finish", json={"name": name}, headers=owner)
+    assert finished.status_code == 200, finished.text
+    return finished.json()
+
+
+def test_starting_gives_the_questions_without_answers_and_a_token(client):
+    response = client.post("/api/quiz/attempts")
+    body = response.json()
+    assert set(body) == {"attempt_id", "attempt_token", "pass_mark", "questions"}
+    assert len(body["questions"]) == 12 and body["pass_mark"] == 0.8
+    for question in body["questions"]:
+        assert set(question) <= QUESTION_FIELDS and question["type"] in ("single", "multiple", "numeric", "bits")
+        assert ("choices" in question) == (question["type"] in ("single", "multiple"))
+        for text in hidden_texts(question["id"]):
+            assert text not in response.text
+    assert "set-cookie" not in response.headers  # the API owns attempts by header, never by cookie
+
+
+def test_two_attempts_draw_different_questions(client):
+    assert {q["id"] for q in start(client)[2]} != {q["id"] for q in start(client)[2]}
+
+
+def test_a_whole_attempt_answered_right_passes_and_its_certificate_verifies(client):
+    result = take_attempt(client, name="Grace Hopper")
+    assert result["score"] == result["total"] == 12 and result["passed"] is True
+    certificate = client.get(f"/api/certificates/{result['certificate_id']}").json()
+    assert certificate["name"] == "Grace Hopper" and certificate["score"] == 12 and certificate["total"] == 12
+    assert certificate["status"] == "valid" and certificate["signature_valid"] is True
+    assert certificate["quiz"] == "Number formats and mixed precision"
+    assert set(certificate) >= {"id", "name", "quiz", "score", "issued_at", "status", "signature_valid"}
+
+
+def test_a_failed_attempt_gets_no_certificate_and_needs_no_name(client):
+    result = take_attempt(client, right=0, name="")
+    assert result == {"score": 0, "total": 12, "passed": False, "certificate_id": None}
+    with open_session(client.app.state.engine) as session:
+        assert list_certificates(session) == []
+
+
+@pytest.mark.parametrize(("right", "passed"), [(10, True), (9, False)])
+def test_the_pass_mark_is_eighty_percent(client, right, passed):
+    result = take_attempt(client, right=right)
+    assert result["score"] == right and result["passed"] is passed
+    assert (result["certificate_id"] is not None) is passed
+
+
+def test_each_answer_gets_the_verdict_the_right_answer_and_why(client):
+    attempt_id, owner, questions = start(client)
+    first, second = questions[0]["id"], questions[1]["id"]
+    right = client.post(f"/api/quiz/attempts/{attempt_id}/answers",
+                        json={"question_id": first, "answer": right_answer(first)}, headers=owner).json()
+    wrong = client.post(f"/api/quiz/attempts/{attempt_id}/answers",
+                        json={"question_id": second, "answer": wrong_answer(second)}, headers=owner).json()
+    assert set(right) == set(wrong) == {"correct", "correct_answer", "explanation"}
+    assert right["correct"] is True and wrong["correct"] is False
+    assert right["correct_answer"] and wrong["explanation"]
+
+
+def test_a_second_answer_is_refused_even_when_it_is_right(client):
+    attempt_id, owner, questions = start(client)
+    question_id = questions[0]["id"]
+    url = f"/api/quiz/attempts/{attempt_id}/answers"
+    assert client.post(url, json={"question_id": question_id, "answer": wrong_answer(question_id)},
+                       headers=owner).status_code == 200
+    again = client.post(url, json={"question_id": question_id, "answer": right_answer(question_id)}, headers=owner)
+    assert again.status_code == 409 and is_sentence(again.json()["detail"])
+    result = client.post(f"/api/quiz/attempts/{attempt_id}/finish", json={}, headers=owner).json()
+    assert result["score"] == 0
+
+
+def test_finishing_twice_gives_the_same_result_and_a_finished_attempt_takes_no_answers(client):
+    attempt_id, owner, questions = start(client)
+    for question in questions:
+        client.post(f"/api/quiz/attempts/{attempt_id}/answers",
+                    json={"question_id": question["id"], "answer": right_answer(question["id"])}, headers=owner)
+    url = f"/api/quiz/attempts/{attempt_id}/finish"
+    first = client.post(url, json={"name": "Ada"}, headers=owner).json()
+    second = client.post(url, json={"name": "Someone Else"}, headers=owner).json()
+    assert first == second and first["passed"] is True
+    assert client.get(f"/api/certificates/{first['certificate_id']}").json()["name"] == "Ada"
+
+
+def test_unanswered_questions_count_as_wrong(client):
+    attempt_id, owner, _ = start(client)
+    result = client.post(f"/api/quiz/attempts/{attempt_id}/finish", json={"name": "Ada"}, headers=owner).json()
+    assert result == {"score": 0, "total": 12, "passed": False, "certificate_id": None}
+    refused = client.post(f"/api/quiz/attempts/{attempt_id}/answers",
+                          json={"question_id": "fp16-max", "answer": 0}, headers=owner)
+    assert refused.status_code in (409, 422)
+
+
+@pytest.mark.parametrize("name", ["", "   ", "x" * 201, "Ada\nLovelace", "Tab\there"])
+def test_a_passed_attempt_needs_a_printable_name(client, name):
+    attempt_id, owner, questions = start(client)
+    for question in questions:
+        client.post(f"/api/quiz/attempts/{attempt_id}/answers",
+                    json={"question_id": question["id"], "answer": right_answer(question["id"])}, headers=owner)
+    url = f"/api/quiz/attempts/{attempt_id}/finish"
+    refused = client.post(url, json={"name": name}, headers=owner)
+    assert refused.status_code == 422 and is_sentence(refused.json()["detail"])
+    assert client.post(url, json={"name": "x" * 200}, headers=owner).json()["passed"] is True
+
+
+def test_an_attempt_answers_only_to_its_own_token(client):
+    attempt_id, owner, questions = start(client)
+    _, other, _ = start(client)
+    body = {"question_id": questions[0]["id"], "answer": right_answer(questions[0]["id"])}
+    answers = [
+        client.post(f"/api/quiz/attempts/{attempt_id}/answers", json=body, headers=other),
+        client.post(f"/api/quiz/attempts/{attempt_id}/answers", json=body),
+        client.post(f"/api/quiz/attempts/{attempt_id}/answers", json=body, headers={TOKEN_HEADER: "x" * 5000}),
+        client.post("/api/quiz/attempts/no-such-attempt/answers", json=body, headers=owner),
+        client.post(f"/api/quiz/attempts/{attempt_id}/finish", json={"name": "Eve"}, headers=other),
+    ]
+    assert {response.status_code for response in answers} == {404}
+    assert len({response.json()["detail"] for response in answers}) == 1
+    # a browser's cookie does not stand in for the header
+    client.cookies.set("quiz_owner", owner[TOKEN_HEADER])
+    assert client.post(f"/api/quiz/attempts/{attempt_id}/answers", json=body).status_code == 404
+    client.cookies.clear()
+    assert client.post(f"/api/quiz/attempts/{attempt_id}/answers", json=body, headers=owner).status_code == 200
+
+
+HOSTILE_ANSWERS = [
+    ("not json", 422),
+    ("[1, 2", 422),
+    (json.dumps([]), 422),
+    (json.dumps({}), 422),
+    (json.dumps({"question_id": "fp16-max"}), 422),
+    (json.dumps({"answer": 1}), 422),
+    (json.dumps({"question_id": 5, "answer": 1}), 422),
+    (json.dumps({"question_id": "no-such-question", "answer": 1}), 422),
+    (json.dumps({"question_id": "x" * 5000, "answer": 1}), 422),
+    (json.dumps({"question_id": "<script>alert(1)</script>", "answer": 1}), 422),
+    (json.dumps({"question_id": "Q", "answer": 1, "extra": True}), 422),
+]
+
+
+@pytest.mark.parametrize(("body", "status"), HOSTILE_ANSWERS)
+def test_hostile_answer_bodies_get_a_4xx_sentence(client, body, status):
+    attempt_id, owner, questions = start(client)
+    body = body.replace('"Q"', json.dumps(questions[0]["id"]))
+    response = client.post(f"/api/quiz/attempts/{attempt_id}/answers", content=body,
+                           headers=owner | {"Content-Type": "application/json"})
+    assert response.status_code == status and is_sentence(response.json()["detail"])
+
+
+@pytest.mark.parametrize("body", ["", "not json", json.dumps({"name": 5}), json.dumps({"name": ["Ada"]}),
+                                  json.dumps({"name": "Ada", "score": 12}), json.dumps(["Ada"])])
+def test_hostile_finish_bodies_get_a_422_sentence_and_leave_the_attempt_open(client, body):
+    attempt_id, owner, _ = start(client)
+    url = f"/api/quiz/attempts/{attempt_id}/finish"
+    response = client.post(url, content=body, headers=owner | {"Content-Type": "application/json"})
+    assert response.status_code == 422 and is_sentence(response.json()["detail"])
+    assert client.post(url, json={}, headers=owner).json()["score"] == 0
+
+
+@pytest.mark.parametrize("answer", [None, True, {"a": 1}, [[0]], -1, 99, 1.5, "", " ", "x" * 5000, [0, 0, 99],
+                                    "0x", "1e999999", "nan(", ["a"], "<b>1</b>"])
+def test_answers_of_the_wrong_type_get_a_422_sentence_and_leave_the_question_open(client, answer):
+    attempt_id, owner, questions = start(client)
+    url = f"/api/quiz/attempts/{attempt_id}/answers"
+    for question in questions:
+        response = client.post(url, json={"question_id": question["id"], "answer": answer}, headers=owner)
+        assert response.status_code in (200, 422), response.text
+        if response.status_code == 422:
+            assert is_sentence(response.json()["detail"])
+            again = client.post(url, json={"question_id": question["id"], "answer": right_answer(question["id"])},
+                                headers=owner)
+            assert again.json()["correct"] is True
+
+
+def test_a_numeric_answer_may_be_a_json_number(client):
+    for _ in range(30):
+        attempt_id, owner, questions = start(client)
+        drawn = [question_from_id(BANK, q["id"]) for q in questions]
+        numeric = [q for q in drawn if isinstance(q, Numeric) and q.answer.denominator == 1]
+        if numeric:
+            body = {"question_id": numeric[0].id, "answer": int(numeric[0].answer)}
+            response = client.post(f"/api/quiz/attempts/{attempt_id}/answers", json=body, headers=owner)
+            assert response.json()["correct"] is True
+            return
+    pytest.fail("no attempt drew a numeric question with an integer answer")
+
+
+def test_starting_attempts_is_rate_limited(make_settings):
+    with TestClient(create_app(make_settings(rate_limit_attempts="2/minute"))) as client:
+        assert [client.post("/api/quiz/attempts").status_code for _ in range(2)] == [201, 201]
+        refused = client.post("/api/quiz/attempts")
+        assert refused.status_code == 429 and is_sentence(refused.json()["detail"])
+        assert 1 <= int(refused.headers["retry-after"]) <= 60
+
+
+def test_a_rate_limit_setting_must_read_as_limits():
+    with pytest.raises(ValidationError, match="PRECISION_LAB_RATE_LIMIT_VERIFY"):
+        Settings(rate_limit_verify="often")
+    assert Settings(rate_limit_attempts="5/minute;100/day").rate_limit_attempts == "5/minute;100/day"
+
+
+def test_openapi_describes_the_quiz_and_certificate_routes(client):
+    paths = client.get("/openapi.json").json()["paths"]
+    for path in ("/api/quiz/attempts", "/api/quiz/attempts/{attempt_id}/answers",
+                 "/api/quiz/attempts/{attempt_id}/finish", "/api/certificates/{certificate_id}",
+                 "/certificates/{certificate_id}/credential.jwt", "/.well-known/jwks.json"):
+        assert path in paths
