@@ -1,0 +1,77 @@
+"""Real app processes for the system tests: uvicorn on a free loopback port, started, waited for and stopped.
+
+Every wait is bounded; a server that dies or does not answer in time fails the test with its log.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+SERVER_START_SECONDS = 30.0
+STOP_SECONDS = 10.0
+# High enough that a test's own requests never meet a rate limit; the limits are tested elsewhere.
+UNLIMITED = "100000/minute"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Server:
+    """One `uvicorn app.main:app` process on 127.0.0.1, its base URL and its log file."""
+
+    def __init__(self, database_url: str, signing_key: str, log: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = log
+        env = {
+            **os.environ,
+            "PRECISION_LAB_ENVIRONMENT": "test",
+            "PRECISION_LAB_DATABASE_URL": database_url,
+            "PRECISION_LAB_SIGNING_KEY": signing_key,
+            "PRECISION_LAB_PUBLIC_BASE_URL": self.url,
+            "PRECISION_LAB_RATE_LIMIT_ATTEMPTS": UNLIMITED,
+            "PRECISION_LAB_RATE_LIMIT_VERIFY": UNLIMITED,
+        }
+        env.pop("DATABASE_URL", None)  # PRECISION_LAB_DATABASE_URL alone names the database
+        command = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(self.port)]
+        with log.open("ab") as out:
+            self.process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+
+    def wait_until_ready(self) -> None:
+        """Return once /readyz answers 200 (the database is reachable and migrated); fail after 30 s."""
+        deadline = time.monotonic() + SERVER_START_SECONDS
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                pytest.fail(f"the server exited with code {self.process.returncode} before it was ready:\n"
+                            f"{self.log.read_text()}", pytrace=False)
+            try:
+                if httpx.get(self.url + "/readyz", timeout=2).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+        pytest.fail(f"the server at {self.url} was not ready within {SERVER_START_SECONDS:.0f} s:\n"
+                    f"{self.log.read_text()}", pytrace=False)
+
+    def stop(self) -> None:
+        """Terminate the process, killing it when it does not end in time; nothing when it has ended already."""
+        if self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=STOP_SECONDS)
