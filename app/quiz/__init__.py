@@ -4,7 +4,13 @@ Imports the standard library, numpy, ml_dtypes and app.formats only; never the w
 """
 
 from app.quiz.bank import BANK_DIR, Bank, BankError, Topic, load_bank
-from app.quiz.certificate_id import InvalidCertificateId, is_well_formed, new_certificate_id, normalise_certificate_id
+from app.quiz.certificate_id import (
+    EXAMPLE_ID,
+    InvalidCertificateId,
+    is_well_formed,
+    new_certificate_id,
+    normalise_certificate_id,
+)
 from app.quiz.draw import DEFAULT_COUNT, draw_attempt, question_from_id
 from app.quiz.generators import GENERATORS, UnknownQuestion
 from app.quiz.grading import AnswerError, Feedback, grade, passed, score
@@ -20,6 +26,7 @@ from app.quiz.questions import (
 )
 
 __all__ = [
+    "EXAMPLE_ID",
     "BANK_DIR",
     "DEFAULT_COUNT",
     "GENERATORS",

@@ -1,4 +1,5 @@
-"""Certificate ids: 80 random bits in Crockford base32 with its mod-37 check symbol, shown XXXX-XXXX-XXXX-XXXX-C.
+"""Certificate ids: 80 random bits in Crockford base32 with its mod-37 check symbol, shown in four groups of four
+and the check symbol after a hyphen, as in EXAMPLE_ID.
 
 The check symbol catches every single mistyped symbol and every swap of two neighbours, so a mistyped id
 is refused before any database lookup.
@@ -15,7 +16,6 @@ ID_BITS = 80
 _LENGTH = ID_BITS // 5
 _READ_AS = str.maketrans("OIL", "011")  # the letters people type for the digits they look like
 _SEPARATORS = re.compile(r"[\s\-\u2010-\u2015]+")  # spaces, hyphens and dashes
-_FORM = f"{'-'.join(['XXXX'] * (_LENGTH // 4))}-C"
 
 
 class InvalidCertificateId(ValueError):
@@ -32,7 +32,7 @@ def normalise_certificate_id(text: str) -> str:
     compact = _SEPARATORS.sub("", text).upper().translate(_READ_AS)
     if len(compact) != _LENGTH + 1:
         raise InvalidCertificateId(
-            f"A certificate ID has {_LENGTH} symbols and a check symbol, as in {_FORM}; "
+            f"A certificate ID has {_LENGTH} symbols and a check symbol, as in {EXAMPLE_ID}; "
             f"this one has {len(compact)}."
         )
     if wrong := sorted({symbol for symbol in compact[:-1] if symbol not in SYMBOLS}):
@@ -69,3 +69,7 @@ def _shown(value: int) -> str:
     symbols = "".join(SYMBOLS[(value >> 5 * i) & 31] for i in reversed(range(_LENGTH)))
     groups = [symbols[i : i + 4] for i in range(0, _LENGTH, 4)]
     return "-".join([*groups, CHECK_SYMBOLS[value % 37]])
+
+
+# The shape of an id, for messages and forms (a fixed number, so the example reads the same everywhere).
+EXAMPLE_ID = _shown(0x0123456789ABCDEF0123)

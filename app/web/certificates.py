@@ -17,19 +17,20 @@ from markupsafe import Markup
 from sqlalchemy.orm import Session
 
 from app.deps import DbDep, SettingsDep, SigningKeyDep
-from app.quiz import InvalidCertificateId, normalise_certificate_id
+from app.quiz import EXAMPLE_ID, InvalidCertificateId, normalise_certificate_id
 from app.quiz.credential import credential_jwt, verification_url
 from app.quiz.signing import jwks, utc_text
 from app.settings import Settings
 from app.store.certificates import get_certificate, signature_valid
 from app.store.models import Certificate
-from app.web.rendering import render
+from app.web.rendering import render, templates
 from app.web.safety import rate_limited
 
 router = APIRouter()
+templates.env.globals["certificate_example"] = EXAMPLE_ID
 
 NOT_FOUND = ("No certificate has this ID. Check it against the certificate: an ID has 16 symbols and a check "
-             "symbol, as in XXXX-XXXX-XXXX-XXXX-C (case, hyphens, and O for 0 or I and L for 1 do not matter).")
+             f"symbol, as in {EXAMPLE_ID} (case, hyphens, and O for 0 or I and L for 1 do not matter).")
 _LONGEST_ID = 64  # more than any spelling of an ID, with spaces and hyphens
 _VERIFY = rate_limited("verify")
 

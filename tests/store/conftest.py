@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from sqlalchemy import Engine, create_engine, make_url, text
+from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from app.store.database import create_database_engine, migrate, open_session
-
-POSTGRES_URL_VARIABLE = "PRECISION_LAB_TEST_POSTGRES_URL"
+from tests.postgres_schema import postgres_schema_url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -23,24 +20,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'precision_lab.db'}"
         return
-    server_url = os.environ.get(POSTGRES_URL_VARIABLE)
-    if not server_url:
-        reason = f"{POSTGRES_URL_VARIABLE} is not set, so there is no PostgreSQL server to test against"
-        if os.environ.get("CI"):
-            pytest.fail(f"{reason}; in CI .ci/run starts one and sets it, so the storage tests never skip there.")
-        pytest.skip(reason)
-    schema = f"test_{secrets.token_hex(8)}"
-    admin = create_engine(server_url)
-    with admin.begin() as connection:
-        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-    # Every connection of the test finds its tables (and Alembic's version table) in the new schema.
-    url = make_url(server_url).update_query_dict({"options": f"-csearch_path={schema}"})
-    try:
-        yield url.render_as_string(hide_password=False)
-    finally:
-        with admin.begin() as connection:
-            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+    yield from postgres_schema_url()
 
 
 @pytest.fixture
