@@ -63,6 +63,11 @@ def test_arrow_keys_move_between_bits(page: Page):
     expect(page.locator("[data-bit-grid] [tabindex='0']")).to_have_count(1)
 
 
+def wait_until_settled(page: Page) -> None:
+    """Wait until htmx has swapped and settled everything it was updating."""
+    page.wait_for_function("!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')")
+
+
 def test_typing_a_value_shows_how_it_is_stored_and_the_url_restores_the_view(page: Page, browser: Browser,
                                                                               server_url: str):
     page.goto("/visualise/float16?value=1")
@@ -70,6 +75,7 @@ def test_typing_a_value_shows_how_it_is_stored_and_the_url_restores_the_view(pag
     page.locator("#value").press("Enter")
     expect(page.locator(STORED)).to_have_text("0.0999755859375")
     expect(page.locator("[data-bits]")).to_have_text("0x2e66")
+    wait_until_settled(page)  # as a person would: the swapped-in form is live before the next choice
     page.locator("#rounding").select_option("toward_positive")
     expect(page.locator(STORED)).to_have_text("0.10003662109375")
     shared = page.url
