@@ -79,13 +79,20 @@ def _wait_until_answering(url: str, server: subprocess.Popen[bytes], log: Path) 
 
 
 @pytest.fixture(scope="session")
-def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def server_database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The migrated SQLite database the browser tests' server uses, for tests that set up stored state."""
+    database_url = f"sqlite:///{tmp_path_factory.mktemp('database') / 'precision_lab.db'}"
+    migrate(database_url)
+    return database_url
+
+
+@pytest.fixture(scope="session")
+def server_url(tmp_path_factory: pytest.TempPathFactory, server_database_url: str) -> Iterator[str]:
     """Base URL of the app served by uvicorn in a subprocess, e.g. http://127.0.0.1:41234."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     log = tmp_path_factory.mktemp("server") / "uvicorn.log"
-    database_url = f"sqlite:///{tmp_path_factory.mktemp('database') / 'precision_lab.db'}"
-    migrate(database_url)
+    database_url = server_database_url
     # A fresh database and signing key, so that nothing is written to the working directory.
     env = {
         **os.environ,

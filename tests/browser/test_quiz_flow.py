@@ -3,13 +3,19 @@ verify its ID through the form; axe on every page, and no horizontal scrolling o
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Callable
 from urllib.parse import unquote
 
 from playwright.sync_api import Locator, Page, expect
 
-from app.quiz import BitPattern, ChoiceQuestion, Numeric, load_bank, question_from_id
+from app.quiz import BitPattern, ChoiceQuestion, Numeric, Question, load_bank, question_from_id
+from app.quiz.draw import MAX_COUNT
+from app.quiz.generators import GENERATORS, generate
+from app.store.attempts import create_attempt
+from app.store.database import create_database_engine, open_session
+from app.web.safety import OWNER_COOKIE, new_owner_token
 
 BANK = load_bank()
 PHONE = {"width": 375, "height": 800}
@@ -38,6 +44,25 @@ def start_attempt(page: Page) -> None:
 
 def no_horizontal_overflow(page: Page) -> bool:
     return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"))
+
+
+def longest_run(question: Question) -> int:
+    """The longest run of characters without a space in anything the question shows, before or after answering."""
+    texts = [question.prompt, question.explanation, *(question.choices or ())]
+    if isinstance(question, ChoiceQuestion):
+        texts += [option.explanation for option in question.options]
+    return max(len(word) for text in texts for word in text.split())
+
+
+def every_kind_of_question() -> list[str]:
+    """Every written question, and for each generator the three whose texts hold the longest unbroken runs."""
+    generated: list[str] = []
+    per_generator = (MAX_COUNT - len(BANK.questions)) // len(GENERATORS)
+    for name in GENERATORS:
+        rng = random.Random(name)
+        candidates = {q.id: q for q in (generate(name, rng) for _ in range(200))}
+        generated += sorted(candidates, key=lambda i: -longest_run(candidates[i]))[:per_generator]
+    return [*BANK.questions, *generated]
 
 
 def test_take_the_quiz_to_a_pass_and_verify_the_certificate(page: Page, axe_check: Callable[[Page], None]) -> None:
@@ -98,3 +123,26 @@ def test_the_quiz_pages_fit_a_phone_and_feedback_arrives_without_reloading(
     assert page.url == attempt_url  # htmx swapped the question in place
     assert no_horizontal_overflow(page)
     axe_check(page)
+
+
+def test_every_question_fits_a_phone_before_and_after_it_is_answered(
+    page: Page, server_url: str, server_database_url: str
+) -> None:
+    """Not just the questions a random draw happens to pick: an attempt holding every written question and the
+    widest generated ones, answered one by one on a 375 px screen, never makes the page scroll sideways."""
+    question_ids = every_kind_of_question()
+    owner = new_owner_token()
+    engine = create_database_engine(server_database_url)
+    with open_session(engine) as session:
+        attempt_id = create_attempt(session, 0, question_ids, owner).id
+    engine.dispose()
+    page.context.add_cookies([{"name": OWNER_COOKIE, "value": owner, "url": server_url}])
+    page.set_viewport_size(PHONE)
+    page.goto(f"/quiz/attempts/{attempt_id}")
+    questions = page.locator("[data-question-id]")
+    expect(questions).to_have_count(len(question_ids))
+    assert no_horizontal_overflow(page)
+    for number, question_id in enumerate(question_ids):
+        answer_right(questions.nth(number))
+        expect(page.locator(f"[data-question-id='{question_id}'] [data-feedback]")).to_be_visible()
+        assert no_horizontal_overflow(page), f"answering {question_id} made the page wider than the phone"
