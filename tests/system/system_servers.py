@@ -29,13 +29,15 @@ def free_port() -> int:
 
 
 class Server:
-    """One `uvicorn app.main:app` process on 127.0.0.1, its base URL and its log file."""
+    """One app process on 127.0.0.1 (`uvicorn app.main:app` unless `command` says otherwise; it gets the port
+    appended), its base URL and its log file. `env` adds or overrides environment variables."""
 
-    def __init__(self, database_url: str, signing_key: str, log: Path) -> None:
+    def __init__(self, database_url: str, signing_key: str, log: Path, *, env: dict[str, str] | None = None,
+                 command: list[str] | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log
-        env = {
+        environment = {
             **os.environ,
             "PRECISION_LAB_ENVIRONMENT": "test",
             "PRECISION_LAB_DATABASE_URL": database_url,
@@ -44,10 +46,14 @@ class Server:
             "PRECISION_LAB_RATE_LIMIT_ATTEMPTS": UNLIMITED,
             "PRECISION_LAB_RATE_LIMIT_VERIFY": UNLIMITED,
         }
-        env.pop("DATABASE_URL", None)  # PRECISION_LAB_DATABASE_URL alone names the database
-        command = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(self.port)]
+        environment.pop("DATABASE_URL", None)  # PRECISION_LAB_DATABASE_URL alone names the database
+        environment.update(env or {})
+        command = [*(command or [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port"]),
+                   str(self.port)]
         with log.open("ab") as out:
-            self.process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+            self.process = subprocess.Popen(
+                command, cwd=PROJECT_ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT
+            )
 
     def wait_until_ready(self) -> None:
         """Return once /readyz answers 200 (the database is reachable and migrated); fail after 30 s."""
