@@ -7,6 +7,7 @@ from collections.abc import Collection
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from app.training import budget
 from app.training.data import DATASETS
 from app.training.model import ACTIVATIONS
 from app.training.optim import OPTIMIZERS
@@ -54,7 +55,11 @@ class TrainConfig:
     growth_interval: int | None = None
 
     def resolved(self) -> ResolvedConfig:
-        """Every setting filled from the scenario where left open, checked against LIMITS."""
+        """Every setting filled from the scenario where left open, checked against LIMITS and the budgets.
+
+        Within LIMITS every setting may be at its largest, but not all of them at once: the run's work
+        and memory must stay within budget.WORK_BUDGET and budget.MEMORY_BUDGET.
+        """
         if self.scenario not in SCENARIOS:
             raise ConfigError(f"Unknown scenario {self.scenario!r}; choose one of: {', '.join(SCENARIOS)}.")
         scenario = SCENARIOS[self.scenario]
@@ -62,7 +67,9 @@ class TrainConfig:
         filled = {name: getattr(scenario, name) if value is None else value for name, value in chosen.items()}
         filled["recipes"] = tuple(filled["recipes"])
         _check(filled)
-        return ResolvedConfig(**filled, loss_weight=scenario.loss_weight, input_scale=scenario.input_scale)
+        resolved = ResolvedConfig(**filled, loss_weight=scenario.loss_weight, input_scale=scenario.input_scale)
+        _check_budgets(resolved)
+        return resolved
 
 
 @dataclass(frozen=True)
@@ -111,6 +118,27 @@ def _check(settings: dict[str, Any]) -> None:
             raise ConfigError(f"{name} must be at least {low:g} (got {value:g}).")
         if value > high:
             raise ConfigError(f"{name} must be at most {high:g} (got {value:g}).")
+
+
+def _check_budgets(config: ResolvedConfig) -> None:
+    work = budget.work_units(config) / budget.WORK_BUDGET
+    if work > 1:
+        raise ConfigError(
+            f"This run is too large: it would take about {_times(work)} times the work the lab allows one run; "
+            f"lower the steps, batch size, width, depth or the number of recipes."
+        )
+    memory = budget.peak_bytes(config)
+    if memory > budget.MEMORY_BUDGET:
+        raise ConfigError(
+            f"This run is too large: it would need about {memory / 2**20:.0f} MiB of memory, and one run may "
+            f"use at most {budget.MEMORY_BUDGET / 2**20:.0f} MiB; lower the batch size, width, depth or the "
+            f"number of recipes."
+        )
+
+
+def _times(ratio: float) -> str:
+    """Over 1, rounded up so that a run just over the budget does not read as "1.0 times"."""
+    return f"{math.ceil(ratio * 10) / 10:.1f}" if ratio < 10 else f"{math.ceil(ratio):,}"
 
 
 def _one_of(what: str, value: object, known: Collection[str]) -> None:

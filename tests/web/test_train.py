@@ -117,7 +117,11 @@ def test_the_memory_table_totals_the_typed_model_size(client):
     ("width=0", "width must be at least 2"),
     ("batch=100000", "at most 1024"),
     ("lr=abc", "Learning rate must be a number"),
-    ("lr=nan", "learning_rate must be a finite number"),
+    ("lr=nan", "Learning rate must be a number"),
+    ("width=١٢٣", "Hidden width must be a whole number"),  # Arabic-Indic digits, which int() would read
+    ("steps=１０", "Steps must be a whole number"),  # fullwidth digits
+    ("steps=1_0", "Steps must be a whole number"),
+    ("lr=０.１", "Learning rate must be a number"),
     ("lr=1e999", "learning_rate must be a finite number"),
     ("recipe=", "at least one recipe"),
     ("recipe=fp32&recipe=fp32", "only once"),
