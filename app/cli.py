@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from importlib.util import find_spec
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 from pydantic import ValidationError
@@ -23,17 +27,61 @@ from app.store.certificates import UnknownCertificate, list_certificates, revoke
 from app.store.database import create_database_engine, migrate, open_session
 
 _SOURCE_ROOT = Path(__file__).resolve().parents[1]
+# uvicorn kills a worker that does not answer its supervisor in time, 5 s by default; a new worker answers only
+# once it has imported the app (numpy, SQLAlchemy, ...), which on a busy machine takes longer than that.
+_WORKER_HEALTHCHECK_SECONDS = 30
 
 
 def _serve(args: argparse.Namespace) -> int:
     settings = get_settings()
-    uvicorn.run(
-        "app.main:app",
-        host=settings.host if args.host is None else args.host,
-        port=settings.port if args.port is None else args.port,
-        workers=settings.workers if args.workers is None else args.workers,
-    )
+    workers = settings.workers if args.workers is None else args.workers
+    if workers < 1:
+        print(f"precision-lab serve: --workers (or PRECISION_LAB_WORKERS) must be at least 1, not {workers}.",
+              file=sys.stderr)
+        return 2
+    with _metrics_directory(workers):
+        # Imported only now: prometheus_client opens this process's files in the directory as the metrics are
+        # made, and they must not be the ones just emptied. Each worker reads the settings from the environment.
+        from app.web.request_log import log_config
+
+        uvicorn.run(
+            "app.main:app",
+            host=settings.host if args.host is None else args.host,
+            port=settings.port if args.port is None else args.port,
+            workers=workers,
+            proxy_headers=True,
+            forwarded_allow_ips=settings.forwarded_allow_ips,
+            log_config=log_config(settings.log_format),
+            access_log=False,
+            timeout_worker_healthcheck=_WORKER_HEALTHCHECK_SECONDS,
+        )
     return 0
+
+
+@contextmanager
+def _metrics_directory(workers: int) -> Iterator[None]:
+    """Where the worker processes keep their metrics for /metrics to add up: PROMETHEUS_MULTIPROC_DIR.
+
+    A directory given in the environment is emptied of the last run's files (prometheus_client asks for that);
+    otherwise several workers get a fresh temporary one, removed afterwards, and one worker needs none.
+    """
+    given = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if given:
+        directory = Path(given)
+        directory.mkdir(parents=True, exist_ok=True)
+        for stale in directory.glob("*.db"):
+            stale.unlink()
+        yield
+        return
+    if workers == 1:
+        yield
+        return
+    with tempfile.TemporaryDirectory(prefix="precision-lab-metrics-") as made:
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = made  # before uvicorn spawns the workers, which inherit it
+        try:
+            yield
+        finally:
+            del os.environ["PROMETHEUS_MULTIPROC_DIR"]
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -179,8 +227,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.handler(args))
     except ValidationError as error:
-        print(f"precision-lab: the settings cannot be used.\n{error}", file=sys.stderr)
+        reasons = "\n".join(f"- {_reason(e)}" for e in error.errors())
+        print(f"precision-lab: the settings cannot be used:\n{reasons}", file=sys.stderr)
         return 2
+
+
+def _reason(error: Mapping[str, Any]) -> str:
+    """One settings error as its sentence, without pydantic's wrapping; the field is named where it is not."""
+    message = str(error["msg"]).removeprefix("Value error, ")
+    field = ".".join(str(part) for part in error.get("loc", ()))
+    if field and "PRECISION_LAB_" not in message and "DATABASE_URL" not in message and "REDIS_URL" not in message:
+        return f"PRECISION_LAB_{field.upper()}: {message}"
+    return message
 
 
 if __name__ == "__main__":

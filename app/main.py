@@ -23,6 +23,7 @@ from app.web import (
     home,
     learn,
     memory,
+    metrics,
     ops,
     quiz,
     train,
@@ -30,19 +31,22 @@ from app.web import (
 )
 from app.web.limits import RequestLimits
 from app.web.rendering import ROOT
-from app.web.safety import RateLimits
+from app.web.request_log import RequestLog
+from app.web.safety import RateLimits, counter_storage
 from app.web.security import SecurityHeaders
 
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Read the question bank (a broken file stops the start with its file and line), the key and the database."""
+    """Read the question bank (a broken file stops the start with its file and line), the key and the database;
+    open the rate-limit counters."""
     settings: Settings = app.state.settings
     app.state.quiz_bank = load_bank()
     app.state.signing_key = settings.load_signing_key()
     if settings.environment == "development":
         migrate(settings.database_url)  # a bare `uvicorn app.main:app` on a new database; production migrates apart
     app.state.engine = create_database_engine(settings.database_url)
+    app.state.rate_limits = RateLimits(settings, counter_storage(settings, app.state.engine))
     try:
         yield
     finally:
@@ -61,17 +65,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
-    app.state.rate_limits = RateLimits(settings)
     errors.install(app)
     routers = (
         home, visualise, compare, formats_page, docs_page, train, learn, memory, hardware, embed, api, quiz,
-        certificates, ops,
+        certificates, ops, metrics,
     )
     for module in routers:
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
     app.add_middleware(RequestLimits, max_body_bytes=settings.max_body_bytes, max_query_bytes=settings.max_query_bytes)
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(RequestLog)  # outermost: it times, counts and logs the refusals of the others too
     return app
 
 

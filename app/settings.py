@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ipaddress
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
+from urllib.parse import unquote, urlsplit
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from limits import parse_many
@@ -31,10 +33,18 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
     workers: int = 1
+    # Addresses whose X-Forwarded-For and X-Forwarded-Proto are believed (uvicorn's --forwarded-allow-ips):
+    # the reverse proxy's, so that the per-client rate limits and the logs see the real client address.
+    forwarded_allow_ips: str = "127.0.0.1"
+    # `precision-lab serve` logs one JSON object a line (for a log collector), or text for a person.
+    log_format: Literal["json", "text"] = "json"
     # Training runs computed at once per worker process (further ones get 503 with Retry-After),
     # and finished runs kept to serve identical configurations again.
     train_max_concurrent_runs: int = Field(default=2, ge=1, le=64)
     train_cache_runs: int = Field(default=64, ge=0, le=4096)
+    # Seconds a run may take before it is stopped and refused (503), a safety net: within the lab's limits a run
+    # takes seconds, so one this slow means an overloaded process.
+    train_max_seconds: float = Field(default=60, ge=0, le=3600)
     # Largest request body (413 beyond it) and query string (414). The body limit leaves room for the largest
     # POST /api/blocks/quantize: 65536 values of up to 24 characters each, about 1.7 MB as JSON.
     max_body_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
@@ -54,9 +64,16 @@ class Settings(BaseSettings):
     # Days a browser keeps the cookie that owns its quiz attempts.
     attempt_cookie_days: int = Field(default=30, ge=1, le=400)
     # Requests per client IP, in the `limits` notation ("30/minute", "100/hour;1000/day"), over a moving window:
-    # starting attempts (page and API), and looking up certificates (certificate and verify pages, API, credential).
+    # starting attempts (page and API), looking up certificates (certificate and verify pages, API, credential),
+    # and starting training runs (POST /api/train, the page's live stream, the page's run=1 results).
     rate_limit_attempts: str = "20/minute"
     rate_limit_verify: str = "60/minute"
+    rate_limit_train: str = "30/minute"
+    # Where the rate-limit counters live, shared by every worker and instance: Redis when this is set (a plain
+    # REDIS_URL is honoured too), otherwise a table in the database above.
+    redis_url: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("PRECISION_LAB_REDIS_URL", "REDIS_URL")
+    )
     # Origin that certificate and credential URLs are built on.
     public_base_url: str = "http://127.0.0.1:8000"
 
@@ -70,7 +87,7 @@ class Settings(BaseSettings):
                 raise ValueError(f"PRECISION_LAB_SIGNING_KEY: {error}") from None
         return value
 
-    @field_validator("rate_limit_attempts", "rate_limit_verify")
+    @field_validator("rate_limit_attempts", "rate_limit_verify", "rate_limit_train")
     @classmethod
     def _rate_limit(cls, value: str, info: ValidationInfo) -> str:
         try:
@@ -78,6 +95,13 @@ class Settings(BaseSettings):
         except ValueError:
             setting = f"PRECISION_LAB_{str(info.field_name).upper()}"
             raise ValueError(f"{setting} takes limits such as 30/minute or 100/hour;1000/day.") from None
+        return value
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_scheme(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not value.get_secret_value().startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("PRECISION_LAB_REDIS_URL must start with redis://, rediss:// or unix://.")
         return value
 
     @field_validator("public_base_url")
@@ -89,12 +113,35 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _refuse_unsafe_production(self) -> Settings:
-        if self.environment == "production" and self.debug:
+        # Each sentence names the variable and the fix, never the value: it may be a key or a password.
+        if self.environment != "production":
+            return self
+        if self.debug:
             raise ValueError("PRECISION_LAB_DEBUG must be off when PRECISION_LAB_ENVIRONMENT is production.")
-        if self.environment == "production" and self.signing_key is None:
+        if self.signing_key is None:
             raise ValueError(
                 "PRECISION_LAB_SIGNING_KEY must be set when PRECISION_LAB_ENVIRONMENT is production "
                 "(`precision-lab keys --new` prints a fresh one)."
+            )
+        if _guessable_seed(self.signing_key.get_secret_value()):
+            raise ValueError(
+                "PRECISION_LAB_SIGNING_KEY is a published example or a non-random key, so anyone could sign "
+                "certificates with it; set a fresh one from `precision-lab keys --new`."
+            )
+        if _default_password(self.database_url):
+            raise ValueError(
+                "PRECISION_LAB_DATABASE_URL (or DATABASE_URL) has an empty, well-known or user-name password; "
+                "give the database role a long random one (`openssl rand -hex 24`) and put it in the URL."
+            )
+        if self.redis_url is not None and _default_password(self.redis_url.get_secret_value()):
+            raise ValueError(
+                "PRECISION_LAB_REDIS_URL (or REDIS_URL) has an empty, well-known or user-name password; set a long "
+                "random one on the Redis server (requirepass or an ACL user) and put it in the URL."
+            )
+        if _plain_http_off_loopback(self.public_base_url):
+            raise ValueError(
+                "PRECISION_LAB_PUBLIC_BASE_URL must be an https:// origin in production: certificates carry "
+                "verification links built on it; terminate TLS at the reverse proxy and set its https:// origin."
             )
         return self
 
@@ -103,6 +150,58 @@ class Settings(BaseSettings):
         if self.signing_key is not None:
             return private_key_from_text(self.signing_key.get_secret_value())
         return load_or_create_dev_key(self.signing_key_file)
+
+
+# The Ed25519 example keys printed in RFC 8032, section 7.1 (the first is RFC 8037's too): anyone can sign with them.
+_PUBLISHED_SEEDS = frozenset(
+    bytes.fromhex(seed)
+    for seed in (
+        "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60",
+        "4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb",
+        "c5aa8df43f9f837bedb7442f31dcb7b166d38535076f094b85ce3a2e0b4458f7",
+        "f5e5767cf153319517630f226876b86c8160cc583bc013744c6bf255f5cc0ee5",
+        "833fe62409237b9d62ec77587520911e9a759cec1d19755b7da901b96dca3d42",
+    )
+)
+# Passwords of installers, container images, tutorials and this repository's examples: a scanner tries them first.
+_DEFAULT_PASSWORDS = frozenset({
+    "", "postgres", "postgresql", "password", "passw0rd", "pass", "p@ss", "changeme", "change_me", "change-me",
+    "secret", "precision_lab", "precision-lab", "precisionlab", "admin", "root", "test", "example", "default",
+    "123456", "12345678", "qwerty", "letmein", "foobared",
+})
+
+
+def _guessable_seed(key_text: str) -> bool:
+    """Whether the signing key (PEM or base64 seed) is a published example or too regular to be random."""
+    seed = private_key_from_text(key_text).private_bytes_raw()
+    # 32 random bytes hold about 30 distinct values; fewer than 8 happens by chance with a probability near 1e-37.
+    return seed in _PUBLISHED_SEEDS or len(set(seed)) < 8
+
+
+def _default_password(url: str) -> bool:
+    """Whether the URL carries a password that is empty, its user name or a well-known default.
+
+    A URL without a password passes: peer, certificate and .pgpass authentication keep it out of the URL.
+    """
+    parts = urlsplit(url)
+    if parts.password is None:
+        return False
+    password = unquote(parts.password).lower()
+    return password in _DEFAULT_PASSWORDS or password == unquote(parts.username or "").lower()
+
+
+def _plain_http_off_loopback(origin: str) -> bool:
+    """Whether the origin is http:// on a host other than this machine (a production rehearsal may use loopback)."""
+    parts = urlsplit(origin)
+    if parts.scheme != "http":
+        return False
+    host = parts.hostname or ""
+    if host == "localhost":
+        return False
+    try:
+        return not ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return True
 
 
 @lru_cache

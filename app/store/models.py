@@ -1,4 +1,4 @@
-"""The tables: quiz attempts, their answers, and the certificates of passed attempts."""
+"""The tables: quiz attempts, their answers, the certificates of passed attempts, and rate-limit counters."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import JSON, BigInteger, CheckConstraint, DateTime, ForeignKey, MetaData, String, Text, UniqueConstraint
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
-from sqlalchemy.types import TypeDecorator
+from sqlalchemy.types import Double, TypeDecorator
 
 NAME_MAX_LENGTH = 200  # characters of the name printed on a certificate
 
@@ -104,3 +104,16 @@ class Certificate(Base):
     key_id: Mapped[str] = mapped_column(String(64))
 
     attempt: Mapped[Attempt] = relationship(back_populates="certificate")
+
+
+class RateLimitCounter(Base):
+    """The recent hits of one client on one limit (app/store/rate_limits.py), shared by every instance."""
+
+    __tablename__ = "rate_limit_counters"
+
+    # The `limits` key: limit, kind and client, e.g. LIMITER/train/203.0.113.7/30/1/minute.
+    key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    # Seconds since the epoch of each hit still in the window, newest first; at most the limit's amount of them.
+    hits: Mapped[list[float]] = mapped_column(JSON)
+    # When the newest hit leaves the window: after it the row counts for nothing, and old rows are deleted by it.
+    expires_at: Mapped[float] = mapped_column(Double, index=True)

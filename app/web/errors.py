@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from limits.errors import StorageError
 from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException
 
@@ -18,7 +19,8 @@ from app.web.rendering import render
 
 def _wants_json(request: Request) -> bool:
     path = request.url.path
-    return path.startswith("/api") or path == "/oembed" or path.endswith((".json", ".jwt"))
+    # The training stream is read by script (static/js/train.js), which shows the refusal's sentence.
+    return path.startswith("/api") or path in ("/oembed", "/train/stream") or path.endswith((".json", ".jwt"))
 
 
 def respond_error(request: Request, status: int, message: str) -> Response:
@@ -88,6 +90,14 @@ def install(app: FastAPI) -> None:
         response.headers["Retry-After"] = "60"
         return response
 
+    async def counters_unavailable(request: Request, exc: Exception) -> Response:
+        # Raised by the Redis rate-limit storage (app/web/safety.py); the database one raises OperationalError.
+        response = respond_error(
+            request, 503, "The rate-limit counters are not reachable just now; try again in a minute."
+        )
+        response.headers["Retry-After"] = "60"
+        return response
+
     async def invalid_request(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
         return respond_error(request, 422, _validation_sentence(list(exc.errors())))
@@ -111,5 +121,6 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(UnknownFormatError, unknown_format)
     app.add_exception_handler(UnknownQuestion, bank_changed)
     app.add_exception_handler(OperationalError, database_unavailable)
+    app.add_exception_handler(StorageError, counters_unavailable)
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(HTTPException, http_error)

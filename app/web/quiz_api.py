@@ -6,6 +6,7 @@ An API client owns its attempt with the attempt_token it is given, sent back in 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -15,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from app.deps import BankDep, DbDep, SettingsDep, SigningKeyDep
 from app.quiz import AnswerError, Bank, Feedback, Question, draw_attempt, grade, passed, question_from_id
-from app.quiz.signing import certificate_signer
+from app.quiz.signing import Signed, certificate_signer
 from app.settings import Settings
 from app.store.attempts import (
     AlreadyAnswered,
@@ -27,6 +28,7 @@ from app.store.attempts import (
     record_answer,
 )
 from app.store.models import NAME_MAX_LENGTH, Attempt
+from app.web.metrics import CERTIFICATES_ISSUED
 from app.web.safety import TOKEN_HEADER, ApiTokenDep, new_owner_token, rate_limited
 
 router = APIRouter(prefix="/api/quiz", tags=["quiz"])
@@ -78,10 +80,21 @@ def finish(session: Session, attempt: Attempt, settings: Settings, key: Ed25519P
     if attempt.finished_at is not None:
         return attempt
     right, total = sum(answer.correct for answer in attempt.answers), len(attempt.question_ids)
-    return finish_attempt(
+    sign = certificate_signer(key)
+    signed: list[Mapping[str, object]] = []
+
+    def issue(payload: Mapping[str, object]) -> Signed:
+        # Called only by the finish that issues a certificate (of two racing ones, the winner), before it commits.
+        signed.append(payload)
+        return sign(payload)
+
+    finished = finish_attempt(
         session, attempt, name=name.strip(), quiz=settings.quiz_name, score=right, total=total,
-        passed=passed(right, total, settings.pass_mark), issue=certificate_signer(key),
+        passed=passed(right, total, settings.pass_mark), issue=issue,
     )
+    if signed:
+        CERTIFICATES_ISSUED.inc()
+    return finished
 
 
 def result_json(attempt: Attempt) -> dict[str, Any]:

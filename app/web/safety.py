@@ -1,10 +1,15 @@
-"""Who may change a quiz attempt, and how often one client may start attempts or look certificates up.
+"""Who may change a quiz attempt, and how often one client may start attempts, look certificates up or train.
 
 Pages: the browser's owner token lives in an HttpOnly cookie, and every form that changes state carries a CSRF
 token, the HMAC of that owner token under a key derived from the signing key (so it needs no server-side state and
 is the same on every instance). The JSON API reads its owner token from the X-Attempt-Token header only, never from
 a cookie: a browser never sends that header on its own, so a cross-site request cannot act for anyone and the API
-needs no CSRF token. Rate limits count requests per client IP over a moving window, in memory.
+needs no CSRF token.
+
+Rate limits count requests per client IP over a moving window (limits' exact strategy: the hits of the last period).
+The counters live where every worker and instance sees them: in Redis when REDIS_URL is set, otherwise in the app's
+database (app/store/rate_limits.py), so `--workers 4` or two machines on one database allow a limit once, not once
+each. A store that does not answer gives 503 with a sentence (app/web/errors.py), never a pass and never a 500.
 """
 
 from __future__ import annotations
@@ -20,10 +25,12 @@ from typing import Annotated
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from fastapi import Depends, Header, HTTPException, Request, Response, params
 from limits import RateLimitItem, parse_many
-from limits.storage import MemoryStorage
+from limits.storage import RedisStorage, Storage
 from limits.strategies import MovingWindowRateLimiter
+from sqlalchemy import Engine
 
 from app.settings import Settings
+from app.store.rate_limits import DatabaseCounters
 
 OWNER_COOKIE = "quiz_owner"
 TOKEN_HEADER = "X-Attempt-Token"
@@ -33,7 +40,10 @@ _LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1"}
 _REFUSED = {
     "attempts": "Too many quiz attempts were started from your address",
     "verify": "Too many certificate lookups came from your address",
+    "train": "Training runs were started too often from your address",
 }
+# A Redis server that does not answer fails the request (503) after this long, not the operating system's minutes.
+_REDIS_TIMEOUT_SECONDS = 5
 
 
 def new_owner_token() -> str:
@@ -87,14 +97,26 @@ def api_owner_token(token: Annotated[str, Header(
 ApiTokenDep = Annotated[str, Depends(api_owner_token)]
 
 
-class RateLimits:
-    """Moving-window limits per client IP, kept in this process's memory."""
+def counter_storage(settings: Settings, engine: Engine) -> Storage:
+    """Where the rate-limit counters live: Redis when redis_url is set, else the database behind engine."""
+    if settings.redis_url is None:
+        return DatabaseCounters(engine)
+    # Wrapped errors let app/web/errors.py answer a Redis failure with 503 without knowing about Redis.
+    return RedisStorage(
+        settings.redis_url.get_secret_value(), wrap_exceptions=True,
+        socket_connect_timeout=_REDIS_TIMEOUT_SECONDS, socket_timeout=_REDIS_TIMEOUT_SECONDS,
+    )
 
-    def __init__(self, settings: Settings) -> None:
-        self._limiter = MovingWindowRateLimiter(MemoryStorage())
+
+class RateLimits:
+    """Moving-window limits per client IP, counted in a storage that every instance shares."""
+
+    def __init__(self, settings: Settings, storage: Storage) -> None:
+        self._limiter = MovingWindowRateLimiter(storage)
         self._limits: dict[str, list[RateLimitItem]] = {
             "attempts": parse_many(settings.rate_limit_attempts),
             "verify": parse_many(settings.rate_limit_verify),
+            "train": parse_many(settings.rate_limit_train),
         }
 
     def check(self, request: Request, kind: str) -> None:

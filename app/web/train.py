@@ -17,6 +17,7 @@ from app.formats import InputError
 from app.training import RECIPES, SCENARIOS
 from app.web import train_api
 from app.web.rendering import render
+from app.web.safety import rate_limited
 from app.web.train_charts import charts
 from app.web.train_inputs import SETTINGS, config_from_query, form_values, model_size, scenario_defaults
 from app.web.train_runs import RunsBusy, RunsDep, replay, result
@@ -68,6 +69,10 @@ def train_page(request: Request, runs: RunsDep) -> HTMLResponse:
         context |= {"memory": memory_rows(resolved.recipes, resolved.optimizer, size),
                     "model_size": in_words(size), "optimizer": resolved.optimizer}
         if query.get("run"):
+            # Only a run that trains counts: not the form, and not the finished table the script fetches
+            # from the cache after streaming the run (the stream counted it).
+            if runs.cached(config) is None:
+                request.app.state.rate_limits.check(request, "train")
             finished = result(runs.record(config))
             context |= {"result": finished, "charts": charts(finished), "final": final_rows(finished)}
     except InputError as error:
@@ -79,7 +84,7 @@ def train_page(request: Request, runs: RunsDep) -> HTMLResponse:
     return response
 
 
-@router.get("/train/stream", include_in_schema=False)
+@router.get("/train/stream", include_in_schema=False, dependencies=[rate_limited("train")])
 def train_stream(request: Request, runs: RunsDep) -> Response:
     """The run as server-sent events: start, one per step, done; a cached run is replayed at once."""
     try:

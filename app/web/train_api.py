@@ -9,6 +9,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.training import DATASETS, LIMITS, RECIPES, SCENARIOS, TrainConfig
+from app.web.safety import rate_limited
 from app.web.train_inputs import MAX_TEXT, checked
 from app.web.train_runs import RunsBusy, RunsDep, result
 
@@ -61,7 +62,9 @@ class TrainRequest(BaseModel):
                          "nonfinite_count, loss_scale and update_ratio per step, skipped_steps, histograms, "
                          "bytes_per_param, final_loss, final_accuracy, test_loss, test_accuracy, decision_grid",
     responses={422: {"description": "A setting outside the lab's limits; the detail names the limit"},
+               429: {"description": "Too many runs started from this address; retry after the Retry-After seconds"},
                503: {"description": "Too many runs at once; retry after the Retry-After seconds"}},
+    dependencies=[rate_limited("train")],
 )
 def train(body: TrainRequest, runs: RunsDep) -> JSONResponse:
     config = checked(body.config())

@@ -11,8 +11,8 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Generator, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Generator, Iterator
+from contextlib import closing, contextmanager
 from typing import Annotated, Any, cast
 
 from fastapi import Depends, Request
@@ -20,28 +20,38 @@ from starlette.concurrency import run_in_threadpool
 
 from app.training import ResolvedConfig, TrainConfig, stream
 from app.training.gather import gather
+from app.web.metrics import TRAINING_COMPUTED, TRAINING_IN_FLIGHT
 
-# Defaults of the settings train_max_concurrent_runs and train_cache_runs. Runs share one process's
+# Defaults of the settings train_max_concurrent_runs, train_cache_runs and train_max_seconds. Runs share one process's
 # interpreter lock, so two at once already keep a core busy: more only queue inside the process.
 MAX_CONCURRENT_RUNS = 2
 CACHE_RUNS = 64
 CACHE_BYTES = 64 * 2**20
+MAX_SECONDS = 60.0
 RETRY_AFTER_SECONDS = 2  # a default run takes about a second
 PULL_SECONDS = 0.03  # a live stream sends what it computed in this long, about 30 updates a second
 REPLAY_FRAMES = 100  # frames per write when a cached run is sent again
 
 Recorded = tuple[bytes, ...]
+Event = dict[str, Any]
 
 
 class RunsBusy(Exception):
-    """Every slot is taken; the message is a sentence for the person waiting."""
+    """The lab cannot train the run now; the message is a sentence for the person waiting."""
 
-    def __init__(self, limit: int) -> None:
-        super().__init__(
-            f"The lab is already training {limit} runs, its limit at once; "
-            f"try again in {RETRY_AFTER_SECONDS} seconds."
-        )
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
         self.headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}
+
+
+def _every_slot_taken(limit: int) -> RunsBusy:
+    return RunsBusy(f"The lab is already training {limit} runs, its limit at once; "
+                    f"try again in {RETRY_AFTER_SECONDS} seconds.")
+
+
+def _too_slow(max_seconds: float) -> RunsBusy:
+    return RunsBusy(f"The lab is too busy to finish this run within its limit of {max_seconds:g} seconds, "
+                    "so it was stopped; try again in a minute.")
 
 
 def frame(event: dict[str, Any]) -> bytes:
@@ -56,11 +66,16 @@ def result(recorded: Recorded) -> dict[str, Any]:
 
 
 class TrainRuns:
-    """The slots and the cache of one app; `computed` counts the runs trained (cache misses)."""
+    """The slots and the cache of one app; `computed` counts the runs trained (cache misses).
+
+    A run that takes longer than max_seconds by `clock` is stopped and not cached.
+    """
 
     def __init__(self, max_concurrent: int = MAX_CONCURRENT_RUNS, cache_runs: int = CACHE_RUNS,
-                 cache_bytes: int = CACHE_BYTES) -> None:
+                 cache_bytes: int = CACHE_BYTES, max_seconds: float = MAX_SECONDS,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.max_concurrent = max_concurrent
+        self.max_seconds, self._clock = max_seconds, clock
         self.cache_runs, self.cache_bytes = cache_runs, cache_bytes
         self.running = 0
         self.computed = 0
@@ -72,13 +87,16 @@ class TrainRuns:
         """Take a slot, or raise RunsBusy."""
         with self._lock:
             if self.running >= self.max_concurrent:
-                raise RunsBusy(self.max_concurrent)
+                raise _every_slot_taken(self.max_concurrent)
             self.running += 1
             self.computed += 1
+        TRAINING_IN_FLIGHT.inc()
+        TRAINING_COMPUTED.inc()
 
     def release(self) -> None:
         with self._lock:
             self.running -= 1
+        TRAINING_IN_FLIGHT.dec()
 
     @contextmanager
     def slot(self) -> Iterator[None]:
@@ -110,12 +128,23 @@ class TrainRuns:
                 _, evicted = self._cache.popitem(last=False)
                 self._cached_bytes -= sum(map(len, evicted))
 
+    def timed(self, events: Iterator[Event]) -> Generator[Event, None, None]:
+        """The events of a run, until it has taken max_seconds: then it is stopped and RunsBusy raised."""
+        deadline = self._clock() + self.max_seconds
+        # stream() is a generator (annotated as an iterator): closing it stops the training
+        with closing(cast(Generator[Event, None, None], events)):
+            for event in events:
+                if self._clock() >= deadline:
+                    raise _too_slow(self.max_seconds)
+                yield event
+
     def record(self, config: TrainConfig) -> Recorded:
-        """The run, from the cache or trained now in the calling thread (raises RunsBusy when no slot is free)."""
+        """The run, from the cache or trained now in the calling thread (raises RunsBusy when no slot is free
+        or the run takes too long)."""
         recorded = self.cached(config)
         if recorded is None:
             with self.slot():
-                recorded = tuple(map(frame, stream(config)))
+                recorded = tuple(map(frame, self.timed(stream(config))))
             self.store(config, recorded)
         return recorded
 
@@ -130,25 +159,31 @@ class LiveRun:
 
     def __init__(self, runs: TrainRuns, config: TrainConfig) -> None:
         self._runs, self._config = runs, config
-        # stream() is a generator (annotated as an iterator): closing it stops the training
-        self._events = cast(Generator[dict[str, Any], None, None], stream(config))
+        self._events = runs.timed(stream(config))
         self._recorded: list[bytes] = []
         self.finished = False
         self._closed = False
 
     def pull(self) -> bytes:
-        """The frames computed in PULL_SECONDS; the start event and the first step alone, so they leave at once."""
+        """The frames computed in PULL_SECONDS; the start event and the first step alone, so they leave at once.
+
+        A run past the deadline ends with an `error` event whose `detail` is a sentence.
+        """
         deadline = time.perf_counter() + PULL_SECONDS
         first = len(self._recorded)
-        for event in self._events:
-            self._recorded.append(frame(event))
-            if event["type"] == "done":
+        try:
+            for event in self._events:
+                self._recorded.append(frame(event))
+                if event["type"] == "done":
+                    self.finished = True
+                    self._runs.store(self._config, tuple(self._recorded))
+                if event["type"] != "step" or event["step"] == 1 or time.perf_counter() > deadline:
+                    break
+            else:
                 self.finished = True
-                self._runs.store(self._config, tuple(self._recorded))
-            if event["type"] != "step" or event["step"] == 1 or time.perf_counter() > deadline:
-                break
-        else:
+        except RunsBusy as too_slow:
             self.finished = True
+            self._recorded.append(frame({"type": "error", "detail": str(too_slow)}))
         return b"".join(self._recorded[first:])
 
     async def frames(self) -> AsyncIterator[bytes]:
@@ -178,7 +213,8 @@ def train_runs(request: Request) -> TrainRuns:
     with _creating:
         if not hasattr(state, "train_runs"):
             settings = state.settings
-            state.train_runs = TrainRuns(settings.train_max_concurrent_runs, settings.train_cache_runs)
+            state.train_runs = TrainRuns(settings.train_max_concurrent_runs, settings.train_cache_runs,
+                                         max_seconds=settings.train_max_seconds)
     runs: TrainRuns = state.train_runs
     return runs
 

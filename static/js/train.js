@@ -96,6 +96,9 @@ function handle(current, uPlot, event) {
     syncUrl(true);
     // the table of final numbers comes from the server, which has just cached this run
     window.htmx.ajax("GET", `${page}?${current.query}&run=1`, { target: "#train-final", select: "#train-final", swap: "outerHTML" });
+  } else if (event.type === "error") {
+    // the server stopped the run (its time limit); its sentence says why
+    Object.assign(state, { status: "error", message: event.detail });
   }
   schedule();
 }

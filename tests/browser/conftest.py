@@ -17,6 +17,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -86,13 +87,15 @@ def server_database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
     return database_url
 
 
-@pytest.fixture(scope="session")
-def server_url(tmp_path_factory: pytest.TempPathFactory, server_database_url: str) -> Iterator[str]:
-    """Base URL of the app served by uvicorn in a subprocess, e.g. http://127.0.0.1:41234."""
+@contextmanager
+def serve_app(tmp_path_factory: pytest.TempPathFactory, database_url: str, **settings: str) -> Iterator[str]:
+    """Serve the app with uvicorn in a subprocess on a free port; yield its base URL, e.g. http://127.0.0.1:41234.
+
+    `settings` are extra PRECISION_LAB_* environment variables, by their names without the prefix.
+    """
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     log = tmp_path_factory.mktemp("server") / "uvicorn.log"
-    database_url = server_database_url
     # A fresh database and signing key, so that nothing is written to the working directory.
     env = {
         **os.environ,
@@ -100,6 +103,9 @@ def server_url(tmp_path_factory: pytest.TempPathFactory, server_database_url: st
         "PRECISION_LAB_DATABASE_URL": database_url,
         "PRECISION_LAB_SIGNING_KEY": new_seed_text(),
         "PRECISION_LAB_PUBLIC_BASE_URL": url,
+        # Every test shares this server and one client address; each live run counts twice (stream and table).
+        "PRECISION_LAB_RATE_LIMIT_TRAIN": "100000/minute",
+        **{f"PRECISION_LAB_{name.upper()}": value for name, value in settings.items()},
     }
     command = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port)]
     with log.open("wb") as out:
@@ -114,6 +120,13 @@ def server_url(tmp_path_factory: pytest.TempPathFactory, server_database_url: st
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+
+
+@pytest.fixture(scope="session")
+def server_url(tmp_path_factory: pytest.TempPathFactory, server_database_url: str) -> Iterator[str]:
+    """Base URL of the app that most browser tests share."""
+    with serve_app(tmp_path_factory, server_database_url) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

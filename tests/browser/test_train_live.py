@@ -6,7 +6,11 @@ from __future__ import annotations
 import time
 from urllib.parse import parse_qs, urlsplit
 
-from playwright.sync_api import Page, expect
+import pytest
+from conftest import serve_app
+from playwright.sync_api import Browser, Page, expect
+
+from app.store.database import migrate
 
 # a run of several seconds, so that it can be watched and stopped; each test its own seed, so none is cached
 LONG_RUN = "/train?scenario=small_updates&steps=2000&seed={seed}"
@@ -103,3 +107,20 @@ def test_a_phone_screen_has_no_sideways_scrolling(page: Page):
     page.goto(page.url)  # the finished run drawn by the server
     overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
     assert overflow <= 0
+
+
+def test_a_run_the_server_stops_at_its_time_limit_shows_the_servers_sentence(
+    browser: Browser, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """With a time limit of 0 s the stream ends with an error event; the page says what the server said."""
+    migrated = tmp_path_factory.mktemp("deadline") / "precision_lab.db"
+    database_url = f"sqlite:///{migrated}"
+    migrate(database_url)
+    with serve_app(tmp_path_factory, database_url, train_max_seconds="0") as url:
+        context = browser.new_context(base_url=url)
+        page = context.new_page()
+        page.goto(SHORT_RUN.format(seed=303))
+        page.click("[data-action=start]")
+        expect(page.locator("[data-live]")).to_have_attribute("data-state", "error", timeout=RUN_SECONDS * 1000)
+        expect(page.locator("[data-live-error]")).to_contain_text("within its limit of 0 seconds")
+        context.close()

@@ -45,8 +45,11 @@ class Server:
             "PRECISION_LAB_PUBLIC_BASE_URL": self.url,
             "PRECISION_LAB_RATE_LIMIT_ATTEMPTS": UNLIMITED,
             "PRECISION_LAB_RATE_LIMIT_VERIFY": UNLIMITED,
+            "PRECISION_LAB_RATE_LIMIT_TRAIN": UNLIMITED,
         }
         environment.pop("DATABASE_URL", None)  # PRECISION_LAB_DATABASE_URL alone names the database
+        for name in ("REDIS_URL", "PRECISION_LAB_REDIS_URL"):  # counters in that database unless `env` names a Redis
+            environment.pop(name, None)
         environment.update(env or {})
         command = [*(command or [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port"]),
                    str(self.port)]

@@ -1,0 +1,144 @@
+"""`precision-lab serve --workers 2` as a real process: both workers serve, /metrics adds up what each counted.
+
+The JSON access lines on the server's stdout name the worker (pid) of each request; /metrics, answered by
+whichever worker takes it, must count every request of both. Then the server stops on SIGTERM with status 0.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+from prometheus_client.mmap_dict import MmapedDict, mmap_key
+from prometheus_client.parser import text_string_to_metric_families
+
+from app.quiz.signing import new_seed_text
+from app.store.database import migrate
+from tests.system.system_servers import STOP_SECONDS, Server
+
+pytestmark = pytest.mark.timeout(180)
+
+ROUTE = "/visualise/{format_id}"
+BATCH = 60  # requests sent at once, each on a connection of its own so that either worker may accept it
+MAX_BATCHES = 10  # the kernel hands connections to the workers as they ask; ten batches to one alone is not luck
+CLIENT_THREADS = 8
+REQUEST_SECONDS = 10.0
+METRICS_WAIT_SECONDS = 10.0  # a worker counts a request just after its last byte is sent
+
+
+def _serve(tmp_path: Path, workers: int, env: dict[str, str] | None = None) -> Server:
+    url = f"sqlite:///{tmp_path / 'precision_lab.db'}"
+    migrate(url)
+    command = [sys.executable, "-m", "app.cli", "serve", "--workers", str(workers), "--host", "127.0.0.1", "--port"]
+    server = Server(url, new_seed_text(), tmp_path / "serve.log", env=env, command=command)
+    try:
+        server.wait_until_ready()
+    except BaseException:
+        server.stop()
+        raise
+    return server
+
+
+def _access_lines(log: Path, request_id_prefix: str) -> list[dict]:
+    lines = (json.loads(line) for line in log.read_text().splitlines() if line.startswith("{"))
+    return [line for line in lines if line["logger"] == "precision_lab.access"
+            and line.get("request_id", "").startswith(request_id_prefix)]
+
+
+def _visualise(server: Server, request_id: str) -> None:
+    response = httpx.get(f"{server.url}/visualise/bfloat16?value=0.1", headers={"X-Request-ID": request_id},
+                         timeout=REQUEST_SECONDS)
+    assert response.status_code == 200 and response.headers["X-Request-ID"] == request_id
+
+
+def _sample(server: Server, name: str, **labels: str) -> float | None:
+    text = httpx.get(f"{server.url}/metrics", timeout=REQUEST_SECONDS).text
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name and sample.labels == labels:
+                return sample.value
+    return None
+
+
+def _counted(server: Server) -> float:
+    return _sample(server, "precision_lab_http_requests_total", method="GET", route=ROUTE, status="200") or 0.0
+
+
+def _write_metric_file(path: Path, metric: str, name: str, labels: dict[str, str], value: float) -> None:
+    """A file as prometheus_client's multiprocess mode leaves it: what a process of another run, or one that
+    died, counted."""
+    written = MmapedDict(str(path))
+    written.write_value(mmap_key(metric, name, list(labels), list(labels.values()), "left behind"), value, 0.0)
+    written.close()
+
+
+def _counted_when_settled(server: Server, expected: int) -> float:
+    deadline = time.monotonic() + METRICS_WAIT_SECONDS
+    while (counted := _counted(server)) < expected and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return counted
+
+
+def _stop_cleanly(server: Server, workers: int) -> None:
+    """SIGTERM: every worker shuts its app down; one worker exits by the signal, as uvicorn does, a parent with 0."""
+    server.process.terminate()
+    assert server.process.wait(timeout=STOP_SECONDS * 3) in (0, -signal.SIGTERM), server.log.read_text()
+    assert server.log.read_text().count('"message": "Application shutdown complete."') == workers
+
+
+@pytest.fixture
+def no_metrics_dir(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server starts without PROMETHEUS_MULTIPROC_DIR, as a deployment that does not set it."""
+    monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR", raising=False)
+
+
+def test_two_workers_serve_and_metrics_count_the_requests_of_both(tmp_path: Path, no_metrics_dir: None):
+    server = _serve(tmp_path, workers=2)
+    prefix = uuid.uuid4().hex[:12]
+    sent = 0
+    try:
+        with ThreadPoolExecutor(CLIENT_THREADS) as pool:
+            for _ in range(MAX_BATCHES):
+                list(pool.map(lambda number: _visualise(server, f"{prefix}-{number}"), range(sent, sent + BATCH)))
+                sent += BATCH
+                if len({line["pid"] for line in _access_lines(server.log, prefix)}) == 2:
+                    break
+        assert _counted_when_settled(server, sent) == sent
+    finally:
+        _stop_cleanly(server, workers=2)
+    lines = _access_lines(server.log, prefix)
+    assert sorted(line["request_id"] for line in lines) == sorted(f"{prefix}-{n}" for n in range(sent))
+    assert len({line["pid"] for line in lines}) == 2, "one worker served every request"
+    assert server.process.pid not in {line["pid"] for line in lines}  # the parent only supervises
+    assert {(line["route"], line["status"], line["path"]) for line in lines} == {(ROUTE, 200, "/visualise/bfloat16")}
+
+
+def test_a_given_metrics_directory_is_emptied_and_a_dead_workers_runs_in_flight_are_dropped(tmp_path: Path):
+    directory = tmp_path / "metrics"
+    directory.mkdir()
+    requests = "precision_lab_http_requests"
+    _write_metric_file(directory / "counter_999999.db", requests, f"{requests}_total",
+                       {"method": "GET", "route": ROUTE, "status": "200"}, 1000.0)
+    server = _serve(tmp_path, workers=1, env={"PROMETHEUS_MULTIPROC_DIR": str(directory)})
+    try:
+        _visualise(server, "after-restart")
+        assert _counted_when_settled(server, 1) == 1
+
+        # A worker killed while it trained leaves its gauge file behind; its pid is gone.
+        gone = subprocess.Popen([sys.executable, "-c", "pass"])
+        gone.wait()
+        in_flight = "precision_lab_training_runs_in_flight"
+        left = directory / f"gauge_livesum_{gone.pid}.db"
+        _write_metric_file(left, in_flight, in_flight, {}, 1.0)
+        assert _sample(server, in_flight) == 0.0
+        assert not left.exists()
+    finally:
+        _stop_cleanly(server, workers=1)

@@ -1,0 +1,145 @@
+"""Per-client rate limits on attempts, certificate lookups and training: 429 with Retry-After and a sentence, counted
+where every app on the database (or on Redis) sees the same count, and 503, never 500, when that store is down."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from httpx import Response
+from pydantic import SecretStr, ValidationError
+from sqlalchemy import create_engine, func, select
+
+from app.main import create_app
+from app.quiz.certificate_id import new_certificate_id
+from app.quiz.signing import new_seed_text
+from app.settings import Settings
+from app.store.models import RateLimitCounter
+from tests.redis_server import free_port, redis_server_url
+from tests.web.test_pages import Elements
+from tests.web.test_train import SHORT, SHORT_QUERY
+
+REFUSALS = {
+    "attempts": "Too many quiz attempts were started from your address",
+    "verify": "Too many certificate lookups came from your address",
+    "train": "Training runs were started too often from your address",
+}
+# One request of each kind, and the status it answers while under the limit.
+REQUESTS: dict[str, tuple[Callable[[TestClient], Response], int]] = {
+    "attempts": (lambda client: client.post("/api/quiz/attempts"), 201),
+    "verify": (lambda client: client.get(f"/api/certificates/{new_certificate_id()}"), 404),
+    "train": (lambda client: client.post("/api/train", json=SHORT), 200),
+}
+
+
+def assert_refused(response: Response, kind: str) -> None:
+    """A 429 whose sentence names the kind and the seconds that Retry-After gives."""
+    assert response.status_code == 429
+    seconds = int(response.headers["Retry-After"])
+    assert 1 <= seconds <= 60
+    detail = response.json()["detail"] if response.headers["content-type"].startswith("application/json") \
+        else Elements(response.text).text_of("data-error")
+    assert detail == f"{REFUSALS[kind]}; please try again in {seconds} seconds."
+
+
+@pytest.mark.parametrize("kind", sorted(REQUESTS))
+def test_each_kind_answers_429_with_retry_after_and_its_sentence_past_the_limit(make_settings, kind):
+    send, allowed = REQUESTS[kind]
+    with TestClient(create_app(make_settings(**{f"rate_limit_{kind}": "2/minute"}))) as client:
+        assert [send(client).status_code for _ in range(2)] == [allowed, allowed]
+        assert_refused(send(client), kind)
+        assert_refused(send(client), kind)
+
+
+def test_every_route_that_trains_counts_against_the_training_limit(make_settings):
+    with TestClient(create_app(make_settings(rate_limit_train="2/minute"))) as client:
+        assert client.get(f"/train?{SHORT_QUERY}").status_code == 200  # the form alone trains nothing
+        assert client.get(f"/train/stream?{SHORT_QUERY}").status_code == 200  # 1 of 2
+        # The finished table the page's script fetches after the stream comes from the cache: not counted.
+        assert client.get(f"/train?{SHORT_QUERY}&run=1").status_code == 200
+        assert client.get(f"/train?{SHORT_QUERY}&seed=1&run=1").status_code == 200  # trains: 2 of 2
+        assert_refused(client.post("/api/train", json=SHORT), "train")
+        # The stream's refusal is JSON, which the page's script shows; the pages show the sentence.
+        assert_refused(client.get(f"/train/stream?{SHORT_QUERY}"), "train")
+        assert_refused(client.get(f"/train?{SHORT_QUERY}&seed=2&run=1"), "train")
+        assert_refused(client.get(f"/embed/train?{SHORT_QUERY}&seed=3&run=1"), "train")
+        assert client.get(f"/train?{SHORT_QUERY}").status_code == 200
+        assert client.post("/api/quiz/attempts").status_code == 201, "other kinds keep their own count"
+
+
+def test_two_apps_on_one_database_share_the_count(make_settings):
+    """As two workers or instances would: hits through either app count against one limit, and outlive the app."""
+    settings = make_settings(rate_limit_attempts="3/minute")
+    with TestClient(create_app(settings)) as first, TestClient(create_app(settings)) as second:
+        statuses = [client.post("/api/quiz/attempts").status_code for client in (first, second, first)]
+        assert statuses == [201, 201, 201]
+        assert_refused(second.post("/api/quiz/attempts"), "attempts")
+        assert_refused(first.post("/api/quiz/attempts"), "attempts")
+    with TestClient(create_app(settings)) as restarted:
+        assert_refused(restarted.post("/api/quiz/attempts"), "attempts")
+
+
+@pytest.fixture
+def redis_url(tmp_path: Path) -> Iterator[str]:
+    yield from redis_server_url(tmp_path)
+
+
+def _counter_rows(settings: Settings) -> int:
+    engine = create_engine(settings.database_url)
+    try:
+        with engine.connect() as connection:
+            return connection.execute(select(func.count()).select_from(RateLimitCounter)).scalar_one()
+    finally:
+        engine.dispose()
+
+
+def test_with_redis_configured_the_count_lives_in_redis(make_settings, redis_url):
+    settings = make_settings(rate_limit_train="2/minute", redis_url=SecretStr(redis_url))
+    with TestClient(create_app(settings)) as first, TestClient(create_app(settings)) as second:
+        assert first.post("/api/train", json=SHORT).status_code == 200
+        assert second.post("/api/train", json=SHORT).status_code == 200
+        assert_refused(first.post("/api/train", json=SHORT), "train")
+    assert _counter_rows(settings) == 0, "nothing was counted in the database"
+
+
+def test_redis_down_answers_503_with_a_sentence(make_settings):
+    settings = make_settings(redis_url=SecretStr(f"redis://127.0.0.1:{free_port()}/0"))  # nothing listens there
+    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
+        refused = client.post("/api/quiz/attempts")
+        assert refused.status_code == 503 and refused.headers["Retry-After"] == "60"
+        assert refused.json()["detail"] == "The rate-limit counters are not reachable just now; try again in a minute."
+        stream = client.get(f"/train/stream?{SHORT_QUERY}")
+        assert stream.status_code == 503 and "rate-limit counters" in stream.json()["detail"]
+        page = client.get(f"/train?{SHORT_QUERY}&run=1")
+        assert page.status_code == 503 and "rate-limit counters" in Elements(page.text).text_of("data-error")
+        assert client.get("/visualise/bfloat16?value=0.1").status_code == 200, "routes without a limit still serve"
+
+
+def test_a_database_without_the_counters_table_answers_503_not_500(tmp_path):
+    """Production migrates apart from starting; until it has, a limited route says so instead of failing."""
+    settings = Settings(environment="test", database_url=f"sqlite:///{tmp_path / 'unmigrated.db'}",
+                        signing_key=SecretStr(new_seed_text()))
+    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
+        refused = client.post("/api/train", json=SHORT)
+        assert refused.status_code == 503 and "not migrated" in refused.json()["detail"]
+
+
+def test_the_training_limit_must_read_as_limits():
+    with pytest.raises(ValidationError, match="PRECISION_LAB_RATE_LIMIT_TRAIN takes limits such as"):
+        Settings(rate_limit_train="often")
+    assert Settings(rate_limit_train="5/minute;100/day").rate_limit_train == "5/minute;100/day"
+
+
+def test_a_plain_redis_url_is_honoured_and_a_wrong_one_refused_without_echoing_it(monkeypatch):
+    monkeypatch.delenv("PRECISION_LAB_REDIS_URL", raising=False)
+    monkeypatch.setenv("REDIS_URL", "redis://:s3cret-password@cache.internal:6379/2")
+    url = Settings().redis_url
+    assert url is not None and url.get_secret_value() == "redis://:s3cret-password@cache.internal:6379/2"
+    assert "s3cret" not in repr(Settings())
+    monkeypatch.setenv("REDIS_URL", "http://:s3cret-password@cache.internal")
+    with pytest.raises(ValidationError, match=re.escape("PRECISION_LAB_REDIS_URL must start with")) as refused:
+        Settings()
+    assert "s3cret" not in str(refused.value)
