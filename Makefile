@@ -12,7 +12,7 @@ VENDOR_STAMP := static/vendor/.installed
 VENDOR_FILES := node_modules/htmx.org/dist/htmx.min.js node_modules/uplot/dist/uPlot.iife.min.js node_modules/uplot/dist/uPlot.min.css
 PIP := $(BIN)/python -m pip --disable-pip-version-check --quiet
 
-.PHONY: run test lint bench setup
+.PHONY: run test lint bench load setup
 
 # The database is brought to the newest schema first; the storage tests migrate databases of their own.
 run: setup
@@ -28,6 +28,10 @@ lint: $(PY_STAMP)
 
 bench: $(PY_STAMP)
 	$(BIN)/python -m bench
+
+# A bounded load test of one real server on loopback; LOAD_SECONDS shortens its first phase (default 30).
+load: $(PY_STAMP)
+	$(BIN)/python -m bench.load
 
 setup: $(PY_STAMP) $(VENDOR_STAMP)
 
