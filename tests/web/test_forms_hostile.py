@@ -1,0 +1,409 @@
+"""Every HTML form of the site with hostile input in every field, as a whole page and as an htmx request.
+
+The forms are found, not listed: the test crawls the site from its home page (and the pages only a flow reaches: a
+quiz attempt, a certificate, a verification), parses each <form> with html.parser, and submits it once per field and
+hostile text with that field replaced. No answer may be a 5xx; a 4xx says why in a sentence; no page reflects
+markup unescaped; and a quiz attempt fuzzed this way still renders, scores its first answers and finishes.
+A last test reads every template and fails when a form appears that the crawl never reached.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import NamedTuple
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+from pydantic import SecretStr
+
+from app.formats import FORMATS
+from app.main import create_app
+from app.quiz.signing import new_seed_text
+from app.settings import Settings
+from app.store.database import migrate
+from tests.hostile_inputs import HOSTILE_TEXTS, INJECTIONS, NASTIEST
+from tests.web.test_pages import Elements
+from tests.web.test_quiz_api import right_answer
+from tests.web.test_quiz_pages import form_value
+from tests.web.test_train import is_sentence
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+HX = {"HX-Request": "true"}
+MODES = {"page": {}, "htmx": HX}
+UNLIMITED = "1000000/minute"
+# Where the crawl starts: the home page links to everything a visitor can reach; the embeds are linked only from
+# their pages' share snippets.
+SEEDS = ("/", "/quiz", "/verify", "/embed/visualise/float16", "/embed/compare", "/embed/train")
+_NOT_PAGES = ("/static/", "/openapi.json", "/api/", "/.well-known/", "/oembed", "/metrics")
+
+
+class Control(NamedTuple):
+    name: str
+    kind: str  # the input's type, or select / textarea / submit
+    value: str
+    sent: bool  # whether a browser sends it when the form is submitted untouched
+
+
+@dataclass
+class Form:
+    page: str
+    action: str
+    method: str
+    css_class: str
+    controls: list[Control] = field(default_factory=list)
+
+    def names(self) -> list[str]:
+        return list(dict.fromkeys(control.name for control in self.controls))
+
+    def with_value(self, name: str, text: str) -> dict[str, list[str]]:
+        """What a browser sends untouched, with every value of `name` replaced by text."""
+        data: dict[str, list[str]] = {}
+        for control in self.controls:
+            if control.sent and control.name != name:
+                data.setdefault(control.name, []).append(control.value)
+        data[name] = [text]
+        return data
+
+    def kind(self) -> tuple[object, ...]:
+        """Forms of one kind take the same fields to the same route: one of each is enough to submit."""
+        route = "/".join(FORMATS[part].kind if part in FORMATS else part for part in self.action.split("/"))
+        route = re.sub(r"/quiz/attempts/[^/]+/", "/quiz/attempts/{id}/", route)
+        return self.css_class, self.method, route, tuple((control.name, control.kind) for control in self.controls)
+
+
+class _FormParser(HTMLParser):
+    """The forms of one page, with each named control and the value a browser would send."""
+
+    def __init__(self, page: str, html: str) -> None:
+        super().__init__()
+        self.page = page
+        self.forms: list[Form] = []
+        self._form: Form | None = None
+        self._select: tuple[str, list[tuple[str, bool]]] | None = None
+        self._textarea: list[str] | None = None
+        self.feed(html)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        given = {name: value or "" for name, value in attrs}
+        if tag == "form":
+            action = urljoin(self.page, given.get("action") or self.page)
+            self._form = Form(self.page, urlsplit(action).path, given.get("method", "get").lower(),
+                              given.get("class", ""))
+            self.forms.append(self._form)
+        elif self._form is None:
+            return
+        elif tag == "option" and self._select is not None:
+            self._select[1].append((given.get("value", ""), "selected" in given))
+        elif "name" not in given or "disabled" in given:
+            return
+        elif tag == "select":
+            self._select = (given["name"], [])
+        elif tag == "textarea":
+            self._textarea = [given["name"]]
+        elif tag in ("input", "button"):
+            self._control(tag, given)
+
+    def _control(self, tag: str, given: dict[str, str]) -> None:
+        assert self._form is not None
+        kind = given.get("type", "text" if tag == "input" else "submit").lower()
+        if kind in ("button", "reset"):
+            return
+        if kind == "submit":
+            # The first submit button is the one pressing Enter or the button clicks.
+            sent = not any(control.kind == "submit" for control in self._form.controls)
+        else:
+            sent = kind not in ("checkbox", "radio") or "checked" in given
+        default = "on" if kind in ("checkbox", "radio") else ""
+        self._form.controls.append(Control(given["name"], kind, given.get("value", default), sent))
+
+    def handle_data(self, data: str) -> None:
+        if self._textarea is not None:
+            self._textarea.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self._form = None
+        elif tag == "select" and self._select is not None and self._form is not None:
+            name, options = self._select
+            chosen = next((value for value, selected in options if selected), options[0][0] if options else "")
+            self._form.controls.append(Control(name, "select", chosen, True))
+            self._select = None
+        elif tag == "textarea" and self._textarea is not None and self._form is not None:
+            name, *text = self._textarea
+            self._form.controls.append(Control(name, "textarea", "".join(text), True))
+            self._textarea = None
+
+
+def forms_of(page: str, html: str) -> list[Form]:
+    return _FormParser(page, html).forms
+
+
+def submit(client: TestClient, form: Form, data: dict[str, list[str]], headers: dict[str, str]) -> httpx.Response:
+    if form.method == "post":
+        return client.post(form.action, data=data, headers=headers, follow_redirects=False)
+    return client.get(form.action, params=data, headers=headers, follow_redirects=False)
+
+
+def problems_with(response: httpx.Response, text: str) -> list[str]:
+    """What is wrong with the answer to a hostile submission; empty when nothing is."""
+    found = []
+    if response.status_code >= 500:
+        found.append(f"answered {response.status_code}")
+    elif response.status_code >= 400:
+        if response.headers["content-type"].startswith("application/json"):
+            sentence = response.json().get("detail")
+        else:
+            errors = [Elements(response.text).text_of("data-error")] if "data-error" in response.text else []
+            sentence = errors[0] if errors else None
+        if not is_sentence(sentence):
+            found.append(f"answered {response.status_code} without a sentence saying why")
+    elif response.is_redirect and not response.headers["location"].startswith("/"):
+        found.append(f"redirected off the site to {response.headers['location'][:80]}")
+    if text in INJECTIONS and text in response.text:
+        found.append("reflected markup unescaped")
+    if any("injected" in value for value in response.headers.values()):
+        found.append("let a value into a response header")
+    return found
+
+
+def fuzz(client: TestClient, form: Form, texts: tuple[str, ...]) -> Iterator[str]:
+    """Submit form with each field in turn set to each text, as a page and as htmx; yield what went wrong."""
+    for name in form.names():
+        for text in texts:
+            for mode, headers in MODES.items():
+                response = submit(client, form, form.with_value(name, text), headers)
+                for problem in problems_with(response, text):
+                    where = f"{form.method.upper()} {form.action} (from {form.page})"
+                    yield f"{where} {name}={text[:30]!r} {mode}: {problem}"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """One app for the module, without rate limits (the module sends thousands of requests from one address)."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('forms') / 'precision_lab.db'}"
+    migrate(url)
+    settings = Settings(
+        environment="test", database_url=url, signing_key=SecretStr(new_seed_text()),
+        rate_limit_attempts=UNLIMITED, rate_limit_verify=UNLIMITED, rate_limit_train=UNLIMITED,
+    )
+    with TestClient(create_app(settings)) as client:
+        yield client
+
+
+def crawl(client: TestClient, seeds: tuple[str, ...]) -> list[Form]:
+    """The forms of every page reachable from the seeds by links, visiting one URL per path."""
+    visited: set[str] = set()
+    forms: list[Form] = []
+    queue = list(seeds)
+    while queue:
+        url = queue.pop(0)
+        path = urlsplit(url).path
+        if path in visited or path.startswith(_NOT_PAGES) or path.endswith((".json", ".jwt")):
+            continue
+        visited.add(path)
+        response = client.get(url)
+        assert response.status_code == 200, f"{url} answered {response.status_code}"
+        forms += forms_of(url, response.text)
+        queue += [attrs["href"] for tag, attrs in Elements(response.text).tags
+                  if tag == "a" and attrs.get("href", "").startswith("/")]
+    return forms
+
+
+def one_of_each_kind(forms: list[Form]) -> list[Form]:
+    kinds: dict[tuple[object, ...], Form] = {}
+    for form in forms:
+        kinds.setdefault(form.kind(), form)
+    return list(kinds.values())
+
+
+def start_attempt(client: TestClient) -> str:
+    """Start an attempt through the form on /quiz, as a browser does: the attempt page's path."""
+    (start,) = forms_of("/quiz", client.get("/quiz").text)
+    response = submit(client, start, start.with_value("csrf_token", start.controls[0].value), {})
+    assert response.status_code == 303, response.text[:300]
+    return response.headers["location"]
+
+
+def answer_forms(page: str, html: str) -> dict[str, Form]:
+    """The open answer forms of an attempt page, by question id."""
+    return {next(c.value for c in form.controls if c.name == "question_id"): form
+            for form in forms_of(page, html) if form.action.endswith("/answers")}
+
+
+def answered(form: Form, answer: object) -> dict[str, list[str]]:
+    """The answer form's data with an API-style answer, as its radio buttons, boxes or text field send it."""
+    value = form_value(answer)
+    data = form.with_value("answer", "")
+    data["answer"] = value if isinstance(value, list) else [value]
+    return data
+
+
+def verdicts(html: str) -> dict[str, str]:
+    """Question id to "true" or "false" for every answered question of an attempt page."""
+    found: dict[str, str] = {}
+    question = ""
+    for _, attrs in Elements(html).tags:
+        question = attrs.get("data-question-id", question)
+        if "data-feedback" in attrs:
+            found[question] = attrs["data-correct"]
+    return found
+
+
+def passed_certificate(client: TestClient) -> str:
+    """The ID of a certificate earned through the pages: every question answered right, then finished."""
+    page = start_attempt(client)
+    for question_id, form in answer_forms(page, client.get(page).text).items():
+        assert submit(client, form, answered(form, right_answer(question_id)), {}).status_code == 303
+    (finish,) = forms_of(page, client.get(page).text)
+    assert submit(client, finish, finish.with_value("name", "Ada Lovelace"), {}).status_code == 303
+    link = next(attrs["href"] for attrs in Elements(client.get(page).text).having("data-certificate-link"))
+    return link.rsplit("/", 1)[-1]
+
+
+@pytest.fixture(scope="module")
+def site_forms(site: TestClient) -> list[Form]:
+    """One form of each kind on the crawled pages, a certificate page and a verification result."""
+    certificate_id = passed_certificate(site)
+    seeds = (*SEEDS, f"/certificates/{certificate_id}", f"/verify/{certificate_id}")
+    return one_of_each_kind(crawl(site, seeds))
+
+
+def forms_for(forms: list[Form], text: str) -> list[Form]:
+    """The forms this text goes into: the first of each family (same controls) always, its variants (an embed,
+    another kind of format) only for the nastiest texts, to keep the number of requests down."""
+    families: set[tuple[object, ...]] = set()
+    chosen = []
+    for form in forms:
+        family = (form.css_class, form.method, tuple(control.name for control in form.controls))
+        if family not in families or text in NASTIEST:
+            chosen.append(form)
+        families.add(family)
+    return chosen
+
+
+@pytest.mark.parametrize("text", HOSTILE_TEXTS, ids=lambda text: ascii(text[:12]))
+def test_every_form_of_every_page_takes_hostile_input_safely(site: TestClient, site_forms: list[Form], text: str):
+    problems = [problem for form in forms_for(site_forms, text) for problem in fuzz(site, form, (text,))]
+    assert not problems
+
+
+def answer_kind(form: Form) -> str:
+    """How an answer form takes its answer: radio buttons, checkboxes or a text field."""
+    return next(control.kind for control in form.controls if control.name == "answer")
+
+
+def attempts_with_every_answer_kind(client: TestClient) -> dict[str, tuple[str, Form]]:
+    """An answer form of each kind, with the attempt page it is on: attempts are started until the draws hold all."""
+    found: dict[str, tuple[str, Form]] = {}
+    for _ in range(20):
+        page = start_attempt(client)
+        for form in answer_forms(page, client.get(page).text).values():
+            found.setdefault(answer_kind(form), (page, form))
+        if len(found) == 3:
+            return found
+    raise AssertionError(f"20 attempts drew answer forms of the kinds {sorted(found)} only")
+
+
+def test_fuzzed_quiz_attempts_keep_their_first_answers_and_finish(site: TestClient):
+    fuzzed = attempts_with_every_answer_kind(site)
+    assert not [problem for _, form in fuzzed.values() for problem in fuzz(site, form, HOSTILE_TEXTS)]
+    for page in dict.fromkeys(page for page, _ in fuzzed.values()):
+        check_attempt_survives(site, page, [form for on, form in fuzzed.values() if on == page])
+
+
+def check_attempt_survives(client: TestClient, page: str, fuzzed: list[Form]) -> None:
+    """After hostile answers: the attempt renders, keeps each first verdict, takes the rest, finishes once."""
+    html = client.get(page).text
+    questions = question_ids(html)
+    assert len(questions) == 12
+    # Hostile text that reads as an answer was graded (wrong) and locked; the rest left its question open.
+    locked = verdicts(html)
+    open_forms = answer_forms(page, html)
+    assert list(open_forms) == [q for q in questions if q not in locked]
+    for form in fuzzed:  # a locked question refuses even its right answer now
+        question_id = form.with_value("answer", "")["question_id"][0]
+        refused = client_answers(client, form, question_id)
+        assert refused.status_code == 303 if question_id in open_forms else 400 <= refused.status_code < 500
+    open_forms = answer_forms(page, client.get(page).text)
+    for question_id, form in open_forms.items():
+        assert client_answers(client, form, question_id).status_code == 303
+    html = client.get(page).text
+    assert verdicts(html) == {q: locked.get(q, "true") for q in questions}
+
+    (finish,) = forms_of(page, html)
+    assert not list(fuzz(client, finish, HOSTILE_TEXTS))
+    result = client.get(page)
+    assert result.status_code == 200 and question_ids(result.text) == questions
+    score = list(verdicts(result.text).values()).count("true")
+    assert Elements(result.text).text_of("data-score").startswith(f"{score} of 12 right")
+    links = [attrs["href"] for attrs in Elements(result.text).having("data-certificate-link")]
+    assert bool(links) == (score / 12 >= 0.8) and len(links) <= 1
+    for link in links:  # the first hostile name a certificate accepts is printed escaped, and signed
+        certificate = client.get(link)
+        assert certificate.status_code == 200 and not any(text in certificate.text for text in INJECTIONS)
+        verified = client.get(f"/api/certificates/{link.rsplit('/', 1)[-1]}").json()
+        assert verified["signature_valid"] is True and verified["score"] == score
+    again = submit(client, finish, finish.with_value("name", "Ada Lovelace"), {})
+    assert again.status_code < 500 and client.get(page).text == result.text
+
+
+def client_answers(client: TestClient, form: Form, question_id: str) -> httpx.Response:
+    return submit(client, form, answered(form, right_answer(question_id)), {})
+
+
+def question_ids(html: str) -> list[str]:
+    return [attrs["data-question-id"] for attrs in Elements(html).having("data-question-id")]
+
+
+class _TemplateForms(HTMLParser):
+    """The class and action of every <form> written in a template (Jinja expressions left in place)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.forms: list[tuple[str, str]] = []
+        self.feed(text)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "form":
+            given = {name: value or "" for name, value in attrs}
+            self.forms.append((given.get("class", ""), given.get("action", "")))
+
+
+def _action_pattern(action: str) -> re.Pattern[str]:
+    """A template's action as a pattern: each Jinja expression matches whatever it renders to."""
+    return re.compile(".*".join(re.escape(part) for part in re.split(r"\{\{.*?\}\}", action.split("#")[0])))
+
+
+def test_no_form_in_any_template_escapes_the_crawl(site: TestClient, site_forms: list[Form]):
+    page = start_attempt(site)
+    reached = site_forms + one_of_each_kind(forms_of(page, site.get(page).text))
+    written = [(path.relative_to(TEMPLATES), css_class, action)
+               for path in sorted(TEMPLATES.rglob("*.html"))
+               for css_class, action in _TemplateForms(path.read_text(encoding="utf-8")).forms]
+    assert len(written) >= 9
+    escaped = [(str(path), css_class, action) for path, css_class, action in written
+               if not any(form.css_class == css_class and _action_pattern(action).fullmatch(form.action)
+                          for form in reached)]
+    assert not escaped, "forms the crawl never reached, so never submitted with hostile input"
+
+
+def test_the_checks_catch_a_server_error_a_bare_refusal_and_reflected_markup():
+    def answer(status: int, html: str, **headers: str) -> httpx.Response:
+        return httpx.Response(status, text=html, headers={"content-type": "text/html", **headers},
+                              request=httpx.Request("GET", "http://testserver/"))
+
+    script = INJECTIONS[0]
+    assert problems_with(answer(500, "<p>Internal Server Error</p>"), "x")
+    assert problems_with(answer(422, "<p>Unprocessable</p>"), "x")
+    assert problems_with(answer(200, f"<input value={script}>"), script)
+    assert problems_with(answer(303, "", location="https://elsewhere.example/"), "x")
+    assert problems_with(answer(200, "", **{"set-cookie": "injected=1"}), "x")
+    assert not problems_with(answer(422, "<p data-error>The value is not a number.</p>"), script)
+    assert not problems_with(answer(200, "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>"), script)
