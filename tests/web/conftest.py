@@ -1,8 +1,14 @@
-"""Fixtures for driving the app in-process through Starlette's TestClient."""
+"""Fixtures for driving the app in-process through Starlette's TestClient.
+
+The quiz, certificate and rate-limit tests run twice: on a fresh SQLite file and on a fresh PostgreSQL schema
+(tests/postgres_schema.py: skipped without a server, failed in CI); the other web tests on SQLite only, since
+they store nothing.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +20,41 @@ from app.main import create_app
 from app.quiz.signing import new_seed_text
 from app.settings import Settings
 from app.store.database import migrate
+from tests.postgres_schema import postgres_schema_url
+
+# Modules whose tests store attempts, certificates or rate-limit counters, and so run on both databases.
+ON_BOTH_DATABASES = {"test_quiz_api", "test_quiz_pages", "test_certificates", "test_rate_limits"}
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    module = metafunc.module.__name__.rsplit(".", 1)[-1]
+    if "database" in metafunc.fixturenames and module in ON_BOTH_DATABASES:
+        metafunc.parametrize("database", ["sqlite", "postgresql"], indirect=True)
 
 
 @pytest.fixture
-def make_settings(tmp_path: Path) -> Callable[..., Settings]:
-    """Test settings on a fresh migrated SQLite file and a fresh signing key; keywords override any setting."""
-    url = f"sqlite:///{tmp_path / 'precision_lab.db'}"
-    migrate(url)
+def database(request: pytest.FixtureRequest) -> str:
+    """Which database the test's app stores in: sqlite, unless the module runs on both."""
+    return str(getattr(request, "param", "sqlite"))
+
+
+@pytest.fixture
+def database_url(database: str, tmp_path: Path) -> Iterator[str]:
+    """A fresh, migrated database of that kind: a SQLite file, or a PostgreSQL schema dropped afterwards."""
+    if database == "sqlite":
+        url = f"sqlite:///{tmp_path / 'precision_lab.db'}"
+        migrate(url)
+        yield url
+        return
+    with contextmanager(postgres_schema_url)() as url:
+        migrate(url)
+        yield url
+
+
+@pytest.fixture
+def make_settings(database_url: str) -> Callable[..., Settings]:
+    """Test settings on a fresh migrated database and a fresh signing key; keywords override any setting."""
+    url = database_url
     seed = new_seed_text()
 
     def settings(**overrides: Any) -> Settings:
