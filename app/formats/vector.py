@@ -176,10 +176,13 @@ def _int_stored(x: np.ndarray, spec: FormatSpec, saturate: bool) -> np.ndarray:
     lo, hi = int(spec.lowest), int(spec.max)
     whole = np.rint(x)
     whole += 0.0  # -0.0 becomes 0: integers have one zero
-    if not whole.size or (whole.min() >= lo and whole.max() <= hi):  # NaN fails both tests
+    low, high = (whole.min(), whole.max()) if whole.size else (0.0, 0.0)  # NaN makes both NaN
+    if lo <= low and high <= hi:
         return whole
     if saturate:
         return np.nan_to_num(np.clip(whole, lo, hi), nan=0.0)
+    if low > -(2.0**31) and high < 2.0**31:  # the common case: int32 arithmetic wraps them all, and fast
+        return _wrapped(whole.astype(np.int32), spec).astype(whole.dtype)
     # int64 arithmetic wraps all but these, which fmod (exact) brings near first; ±inf go to the ends
     outliers = ~(np.abs(whole) < 2.0**62)
     if outliers.any():
@@ -187,11 +190,18 @@ def _int_stored(x: np.ndarray, spec: FormatSpec, saturate: bool) -> np.ndarray:
         with np.errstate(invalid="ignore"):
             near = np.fmod(wide, float(1 << spec.bits))
         whole[outliers] = np.where(np.isfinite(wide), near, np.nan_to_num(np.clip(wide, lo, hi), nan=0.0))
-    stored = whole.astype(np.int64)
-    stored -= lo
+    return _wrapped(whole.astype(np.int64), spec).astype(whole.dtype)
+
+
+def _wrapped(stored: np.ndarray, spec: FormatSpec) -> np.ndarray:
+    """Integers brought into the format's range modulo 2^bits, in place."""
+    lo = int(spec.lowest)
+    if lo:
+        stored -= lo
     stored &= (1 << spec.bits) - 1
-    stored += lo
-    return stored.astype(whole.dtype)
+    if lo:
+        stored += lo
+    return stored
 
 
 @cache

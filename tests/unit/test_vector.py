@@ -154,6 +154,22 @@ def test_int_wraps_by_default_and_clamps_when_saturating() -> None:
     assert encode_bits(x, int8).tolist() == [0xC8, 0x7F, 0x02, 0xFE, 0x04, 0x7F, 0x80, 0x00]
 
 
+@pytest.mark.parametrize("format_id", [f for f in IDS if FORMATS[f].kind == "int"])
+def test_int_wraps_exactly_when_every_value_is_finite(format_id: str) -> None:
+    """Without inf or NaN, and all within ±2^31, wrapping takes its fast int32 path: it agrees with the codec too."""
+    spec = FORMATS[format_id]
+    near = _probes(spec)
+    near = near[np.isfinite(near)]
+    x = np.concatenate([near, 3 * near, near + 1000.5, [-(2.0**31) + 1, 2.0**31 - 1.5, 2.0**30 + 0.5]])
+    want = _expected_bits(spec, x, saturate=False)
+    bits = encode_bits(x, spec)
+    wrong = np.flatnonzero(bits != want)
+    assert not wrong.size, [(float(x[i]), hex(bits[i]), hex(want[i])) for i in wrong[:5]]
+    stored = round_to_format(x, spec).astype(np.float64)
+    want_values = np.array([decode(spec, int(b)).value.to_float() for b in want.tolist()])
+    assert np.array_equal(stored, want_values) and not np.signbit(stored[stored == 0]).any()
+
+
 def test_nf4_ties_go_to_the_even_code() -> None:
     nf4 = FORMATS["nf4"]
     book = np.array(nf4.codebook)
