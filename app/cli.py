@@ -166,8 +166,9 @@ def _keys(args: argparse.Namespace) -> int:
     if args.new:
         print(new_seed_text())
         return 0
-    public_key = get_settings().load_signing_key().public_key()
-    print(json.dumps(jwks([public_key]), indent=2))
+    settings = get_settings()
+    public_keys = [settings.load_signing_key().public_key(), *settings.load_previous_public_keys()]
+    print(json.dumps(jwks(public_keys), indent=2))
     return 0
 
 
@@ -216,7 +217,9 @@ def _parser() -> argparse.ArgumentParser:
     _add_database_option(revoke)
     revoke.set_defaults(handler=_revoke_certificate)
 
-    keys = commands.add_parser("keys", help="print the public JWKS of the signing key (development: made on first use)")
+    keys = commands.add_parser(
+        "keys", help="print the public JWKS: the signing key's (development: made on first use), then earlier ones"
+    )
     keys.add_argument("--new", action="store_true", help="print a fresh base64 seed for PRECISION_LAB_SIGNING_KEY")
     keys.set_defaults(handler=_keys)
     return parser

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Annotated
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
@@ -48,6 +48,15 @@ def signing_key(request: Request) -> Ed25519PrivateKey:
 
 
 SigningKeyDep = Annotated[Ed25519PrivateKey, Depends(signing_key)]
+
+
+def verification_keys(request: Request) -> list[Ed25519PublicKey]:
+    """The public keys certificates are checked against and the JWKS publishes: the signing key's, then earlier ones."""
+    keys: list[Ed25519PublicKey] = request.app.state.verification_keys
+    return keys
+
+
+VerificationKeysDep = Annotated[list[Ed25519PublicKey], Depends(verification_keys)]
 
 
 def is_htmx(request: Request) -> bool:

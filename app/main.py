@@ -43,6 +43,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     settings: Settings = app.state.settings
     app.state.quiz_bank = load_bank()
     app.state.signing_key = settings.load_signing_key()
+    # every key a stored signature may be checked against: the current one first
+    app.state.verification_keys = [app.state.signing_key.public_key(), *settings.load_previous_public_keys()]
     if settings.environment == "development":
         migrate(settings.database_url)  # a bare `uvicorn app.main:app` on a new database; production migrates apart
     app.state.engine = create_database_engine(settings.database_url)

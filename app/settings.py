@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import unquote, urlsplit
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from limits import parse_many
 from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.quiz.draw import DEFAULT_COUNT, MAX_COUNT
-from app.quiz.signing import load_or_create_dev_key, private_key_from_text
+from app.quiz.signing import load_or_create_dev_key, private_key_from_text, public_key_from_text
 
 
 class Settings(BaseSettings):
@@ -58,6 +58,9 @@ class Settings(BaseSettings):
     signing_key: SecretStr | None = None
     # Where development keeps the key it generates on first run when signing_key is not set.
     signing_key_file: Path = Path("var/signing-key.pem")
+    # Public keys of earlier signing keys, comma-separated (each the `x` of its JWK, as `precision-lab keys` prints
+    # it, or PEM): certificates they signed still verify after a rotation, and the JWKS publishes them.
+    previous_public_keys: str = ""
     pass_mark: float = Field(default=0.8, gt=0, le=1)
     quiz_name: str = Field(default="Number formats and mixed precision", min_length=1, max_length=200)
     quiz_questions: int = Field(default=DEFAULT_COUNT, ge=1, le=MAX_COUNT)
@@ -85,6 +88,16 @@ class Settings(BaseSettings):
                 private_key_from_text(value.get_secret_value())
             except ValueError as error:
                 raise ValueError(f"PRECISION_LAB_SIGNING_KEY: {error}") from None
+        return value
+
+    @field_validator("previous_public_keys")
+    @classmethod
+    def _readable_public_keys(cls, value: str) -> str:
+        for number, text in enumerate(_listed(value), start=1):
+            try:
+                public_key_from_text(text)
+            except ValueError as error:
+                raise ValueError(f"PRECISION_LAB_PREVIOUS_PUBLIC_KEYS, key {number}: {error}") from None
         return value
 
     @field_validator("rate_limit_attempts", "rate_limit_verify", "rate_limit_train")
@@ -150,6 +163,15 @@ class Settings(BaseSettings):
         if self.signing_key is not None:
             return private_key_from_text(self.signing_key.get_secret_value())
         return load_or_create_dev_key(self.signing_key_file)
+
+    def load_previous_public_keys(self) -> list[Ed25519PublicKey]:
+        """The public keys of earlier signing keys, which certificates may still carry signatures of."""
+        return [public_key_from_text(text) for text in _listed(self.previous_public_keys)]
+
+
+def _listed(value: str) -> list[str]:
+    """The items of a comma-separated setting; a PEM block (which has no commas) is one item."""
+    return [item.strip() for item in value.split(",") if item.strip()]
 
 
 # The Ed25519 example keys printed in RFC 8032, section 7.1 (the first is RFC 8037's too): anyone can sign with them.

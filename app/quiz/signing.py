@@ -65,6 +65,26 @@ def private_key_from_text(text: str) -> Ed25519PrivateKey:
     return Ed25519PrivateKey.from_private_bytes(seed)
 
 
+def public_key_from_text(text: str) -> Ed25519PublicKey:
+    """An Ed25519 public key from its JWK `x` (base64url of the 32 raw bytes, as the JWKS shows it) or PEM."""
+    text = text.strip()
+    if text.startswith("-----BEGIN"):
+        try:
+            key = serialization.load_pem_public_key(text.encode("ascii"))
+        except (ValueError, TypeError, UnsupportedAlgorithm):
+            raise ValueError("the PEM text is not a public key.") from None
+        if not isinstance(key, Ed25519PublicKey):
+            raise ValueError("the PEM key is not an Ed25519 key.")
+        return key
+    try:
+        raw = base64.b64decode(text.translate(str.maketrans("-_", "+/")) + "=" * (-len(text) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError("a public key is the `x` of its JWK (base64url) or PEM.") from None
+    if len(raw) != _SEED_BYTES:
+        raise ValueError(f"an Ed25519 public key holds {_SEED_BYTES} bytes, this one {len(raw)}.")
+    return Ed25519PublicKey.from_public_bytes(raw)
+
+
 def new_seed_text() -> str:
     """The base64 of a fresh 32-byte Ed25519 seed, the form the signing_key setting reads."""
     seed = Ed25519PrivateKey.generate().private_bytes(

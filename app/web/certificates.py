@@ -10,13 +10,13 @@ from datetime import datetime
 from typing import Annotated, Any
 
 import segno
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from markupsafe import Markup
 from sqlalchemy.orm import Session
 
-from app.deps import DbDep, SettingsDep, SigningKeyDep
+from app.deps import DbDep, SettingsDep, SigningKeyDep, VerificationKeysDep
 from app.quiz import EXAMPLE_ID, InvalidCertificateId, normalise_certificate_id
 from app.quiz.credential import credential_jwt, verification_url
 from app.quiz.signing import jwks, utc_text
@@ -68,32 +68,32 @@ def day(moment: datetime) -> str:
     return f"{moment.day} {moment:%B %Y}"
 
 
-def _facts(certificate: Certificate, key: Ed25519PrivateKey) -> dict[str, Any]:
+def _facts(certificate: Certificate, keys: list[Ed25519PublicKey]) -> dict[str, Any]:
     """What the certificate and verify pages show besides the stored fields."""
     revoked_at = certificate.revoked_at
     return {"certificate": certificate, "issued_on": day(certificate.issued_at),
             "revoked_on": day(revoked_at) if revoked_at else None,
             "percent": round(100 * certificate.score / certificate.total),
-            "signature_valid": signature_valid(certificate, [key.public_key()])}
+            "signature_valid": signature_valid(certificate, keys)}
 
 
-def _page_context(certificate: Certificate, settings: Settings, key: Ed25519PrivateKey) -> dict[str, Any]:
+def _page_context(certificate: Certificate, settings: Settings, keys: list[Ed25519PublicKey]) -> dict[str, Any]:
     url = verification_url(settings.public_base_url, certificate.id)
     qr = segno.make(url, error="m").svg_inline(
         scale=1, border=4, dark="#000", light="#fff", omitsize=True, svgclass="qr-code", lineclass=None,
         title=f"QR code of {url}",
     )
-    return _facts(certificate, key) | {"verification_url": url, "qr_code": Markup(qr)}
+    return _facts(certificate, keys) | {"verification_url": url, "qr_code": Markup(qr)}
 
 
 @router.get("/certificates/{certificate_id}", include_in_schema=False, dependencies=[_VERIFY])
 def certificate_page(
-    certificate_id: str, request: Request, session: DbDep, settings: SettingsDep, key: SigningKeyDep
+    certificate_id: str, request: Request, session: DbDep, settings: SettingsDep, keys: VerificationKeysDep
 ) -> Response:
     certificate = _found(session, certificate_id)
     if certificate.id != certificate_id:
         return RedirectResponse(f"/certificates/{certificate.id}", status_code=308)
-    return render(request, "certificate.html", _page_context(certificate, settings, key))
+    return render(request, "certificate.html", _page_context(certificate, settings, keys))
 
 
 @router.get(
@@ -113,8 +113,8 @@ def credential(certificate_id: str, session: DbDep, settings: SettingsDep, key: 
 
 @router.get("/.well-known/jwks.json", tags=["certificates"],
             summary="The public key(s) that sign certificates and credentials, as a JSON Web Key Set")
-def jwks_json(key: SigningKeyDep) -> JSONResponse:
-    return JSONResponse(jwks([key.public_key()]), headers={"Cache-Control": "public, max-age=300"})
+def jwks_json(keys: VerificationKeysDep) -> JSONResponse:
+    return JSONResponse(jwks(keys), headers={"Cache-Control": "public, max-age=300"})
 
 
 @router.get(
@@ -125,35 +125,35 @@ def jwks_json(key: SigningKeyDep) -> JSONResponse:
     responses={404: {"description": "No certificate has this ID (malformed IDs get the same answer)"},
                429: {"description": "Too many lookups from this address; retry after Retry-After seconds"}},
 )
-def certificate_api(certificate_id: str, session: DbDep, key: SigningKeyDep) -> dict[str, Any]:
+def certificate_api(certificate_id: str, session: DbDep, keys: VerificationKeysDep) -> dict[str, Any]:
     certificate = _found(session, certificate_id)
-    return certificate_json(certificate, signature_valid(certificate, [key.public_key()]))
+    return certificate_json(certificate, signature_valid(certificate, keys))
 
 
 def _verify_page(
-    request: Request, typed: str, certificate: Certificate | None, key: Ed25519PrivateKey
+    request: Request, typed: str, certificate: Certificate | None, keys: list[Ed25519PublicKey]
 ) -> HTMLResponse:
-    context = _facts(certificate, key) if certificate else {"certificate": None, "error": NOT_FOUND}
+    context = _facts(certificate, keys) if certificate else {"certificate": None, "error": NOT_FOUND}
     context["typed"] = typed[:_LONGEST_ID]
     return render(request, "verify.html", context, fragment="result", status_code=404 if certificate is None else 200)
 
 
 @router.get("/verify", include_in_schema=False)
 def verify_form(
-    request: Request, session: DbDep, key: SigningKeyDep, typed: Annotated[str | None, Query(alias="id")] = None
+    request: Request, session: DbDep, keys: VerificationKeysDep, typed: Annotated[str | None, Query(alias="id")] = None
 ) -> Response:
     if typed is None:
         return render(request, "verify.html", {"typed": "", "certificate": None})
     request.app.state.rate_limits.check(request, "verify")  # only a lookup counts, not the empty form
     certificate = find_certificate(session, typed)
     if certificate is None:
-        return _verify_page(request, typed, None, key)
+        return _verify_page(request, typed, None, keys)
     return RedirectResponse(f"/verify/{certificate.id}", status_code=303)
 
 
 @router.get("/verify/{certificate_id}", include_in_schema=False, dependencies=[_VERIFY])
-def verify_page(certificate_id: str, request: Request, session: DbDep, key: SigningKeyDep) -> Response:
+def verify_page(certificate_id: str, request: Request, session: DbDep, keys: VerificationKeysDep) -> Response:
     certificate = find_certificate(session, certificate_id)
     if certificate is not None and certificate.id != certificate_id:
         return RedirectResponse(f"/verify/{certificate.id}", status_code=308)
-    return _verify_page(request, certificate_id, certificate, key)
+    return _verify_page(request, certificate_id, certificate, keys)

@@ -8,12 +8,15 @@ from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
+from pydantic import SecretStr, ValidationError
 
 from app.cli import main as cli
 from app.main import create_app
 from app.quiz import new_certificate_id, normalise_certificate_id
 from app.quiz.certificate_id import CHECK_SYMBOLS
 from app.quiz.credential import InvalidCredential, verify_credential_jwt
+from app.quiz.signing import jwks, new_seed_text, private_key_from_text
+from app.settings import Settings
 from app.store.certificates import get_certificate, revoke_certificate
 from app.store.database import open_session
 from app.web import certificates
@@ -214,3 +217,41 @@ def test_the_jwks_is_public_and_cacheable(client):
     key = response.json()["keys"][0]
     assert key["crv"] == "Ed25519" and key["alg"] == "EdDSA" and key["use"] == "sig" and key["kid"]
     assert "max-age" in response.headers["cache-control"]
+
+
+def test_after_a_key_rotation_certificates_verify_when_the_old_key_is_listed_as_previous(database_url):
+    """Without the old public key its certificates no longer check; with it they do, and the JWKS publishes both."""
+    old_seed, new_seed = new_seed_text(), new_seed_text()
+    old_key = jwks([private_key_from_text(old_seed).public_key()])["keys"][0]
+
+    def app_with(seed: str, previous: str = "") -> TestClient:
+        return TestClient(create_app(Settings(environment="test", database_url=database_url,
+                                              signing_key=SecretStr(seed), previous_public_keys=previous)))
+
+    with app_with(old_seed) as client:
+        issued_before = str(take_attempt(client, name="Ada Lovelace")["certificate_id"])
+    with app_with(new_seed) as client:
+        assert client.get(f"/api/certificates/{issued_before}").json()["signature_valid"] is False
+        assert [key["kid"] for key in client.get("/.well-known/jwks.json").json()["keys"]] != [old_key["kid"]]
+    with app_with(new_seed, previous=f" {old_key['x']} ,") as client:
+        assert client.get(f"/api/certificates/{issued_before}").json()["signature_valid"] is True
+        page = Elements(client.get(f"/verify/{issued_before}").text)
+        assert page.having("data-signature")[0]["data-signature"] == "checks"
+        published = client.get("/.well-known/jwks.json").json()["keys"]
+        assert len(published) == 2 and published[1] == old_key
+        issued_after = str(take_attempt(client, name="Grace Hopper")["certificate_id"])
+        assert client.get(f"/api/certificates/{issued_after}").json()["signature_valid"] is True
+        with open_session(client.app.state.engine) as session:
+            stored = get_certificate(session, issued_after)
+            assert stored is not None and stored.key_id == published[0]["kid"], "new certificates use the new key"
+
+
+BAD_PUBLIC_KEYS = ["not a key", "AAAA", "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----"]
+
+
+@pytest.mark.parametrize("previous", BAD_PUBLIC_KEYS)
+def test_a_previous_public_key_that_cannot_be_read_is_refused_with_a_sentence(previous):
+    with pytest.raises(ValidationError) as refused:
+        Settings(environment="test", previous_public_keys=previous)
+    message = str(refused.value)
+    assert "PRECISION_LAB_PREVIOUS_PUBLIC_KEYS, key 1:" in message
