@@ -117,6 +117,18 @@ def test_keys_prints_the_jwks_of_the_configured_key(tmp_path: Path) -> None:
     assert "d" not in jwk and not (tmp_path / "var").exists()
 
 
+def test_keys_prints_the_previous_public_keys_after_the_current_one(tmp_path: Path) -> None:
+    """The `x` printed for a key is what PRECISION_LAB_PREVIOUS_PUBLIC_KEYS takes after a rotation."""
+    old, new = new_seed_text(), new_seed_text()
+    (old_jwk,) = json.loads(_run("keys", cwd=tmp_path, environment={"PRECISION_LAB_SIGNING_KEY": old}).stdout)["keys"]
+    rotated = _run("keys", cwd=tmp_path, environment={
+        "PRECISION_LAB_SIGNING_KEY": new, "PRECISION_LAB_PREVIOUS_PUBLIC_KEYS": old_jwk["x"],
+    })
+    assert rotated.returncode == 0, rotated.stderr
+    current, previous = json.loads(rotated.stdout)["keys"]
+    assert current["kid"] == key_id(private_key_from_text(new).public_key()) and previous == old_jwk
+
+
 def test_keys_makes_and_keeps_the_development_key(tmp_path: Path) -> None:
     first = _run("keys", cwd=tmp_path, environment={"PRECISION_LAB_ENVIRONMENT": "development"})
     assert first.returncode == 0, first.stderr
