@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from urllib.parse import quote
 
 from app.formats import SCALAR_FORMATS
-from app.quiz import BitPattern, ChoiceQuestion, Numeric, load_bank, question_from_id
+from app.quiz import load_bank, question_from_id
+from app.quiz import right_answer as quiz_right_answer
 from app.quiz.certificate_id import new_certificate_id
 from bench.loopback import Client, Response, percentile, server
 
@@ -151,14 +152,7 @@ def lookup(certificates: list[str], unknown: list[str]) -> Callable[[Tally, Clie
 
 def right_answer(question_id: str) -> object:
     """The right answer, known by rebuilding the question from its public id (as a test may)."""
-    question = question_from_id(BANK, question_id)
-    if isinstance(question, ChoiceQuestion):
-        picks = sorted(question.answers)
-        return picks[0] if question.type == "single" else picks
-    if isinstance(question, Numeric):
-        return f"{question.answer.numerator}/{question.answer.denominator}"
-    assert isinstance(question, BitPattern)
-    return hex(question.answer)
+    return quiz_right_answer(question_from_id(BANK, question_id))
 
 
 async def quiz(tally: Tally, client: Client, rng: random.Random) -> None:

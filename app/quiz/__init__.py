@@ -13,7 +13,7 @@ from app.quiz.certificate_id import (
 )
 from app.quiz.draw import DEFAULT_COUNT, draw_attempt, question_from_id
 from app.quiz.generators import GENERATORS, UnknownQuestion
-from app.quiz.grading import AnswerError, Feedback, grade, passed, score
+from app.quiz.grading import AnswerError, Feedback, grade, passed, right_answer, score
 from app.quiz.questions import (
     QUESTION_TYPES,
     BitPattern,
@@ -53,5 +53,6 @@ __all__ = [
     "normalise_certificate_id",
     "passed",
     "question_from_id",
+    "right_answer",
     "score",
 ]

@@ -38,6 +38,19 @@ def grade(question: Question, answer: object) -> Feedback:
     raise TypeError(f"no grading for {type(question).__name__}")
 
 
+def right_answer(question: Question) -> int | list[int] | str:
+    """The right answer in the form grade() reads and the API takes: the index of the one right choice, the
+    indices of every right choice, the exact number as a fraction, or the bit pattern in hex."""
+    if isinstance(question, ChoiceQuestion):
+        indices = sorted(question.answers)
+        return indices[0] if question.type == "single" else indices
+    if isinstance(question, Numeric):
+        return f"{question.answer.numerator}/{question.answer.denominator}"
+    if isinstance(question, BitPattern):
+        return hex(question.answer)
+    raise TypeError(f"no answer form for {type(question).__name__}")
+
+
 def score(feedbacks: Iterable[Feedback]) -> tuple[int, int]:
     """(right answers, answers)."""
     verdicts = [feedback.correct for feedback in feedbacks]

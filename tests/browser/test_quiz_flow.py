@@ -10,7 +10,7 @@ from urllib.parse import unquote
 
 from playwright.sync_api import Locator, Page, expect
 
-from app.quiz import BitPattern, ChoiceQuestion, Numeric, Question, load_bank, question_from_id
+from app.quiz import ChoiceQuestion, Question, load_bank, question_from_id, right_answer
 from app.quiz.draw import MAX_COUNT
 from app.quiz.generators import GENERATORS, generate
 from app.store.attempts import create_attempt
@@ -24,15 +24,12 @@ PDF_PAGE = re.compile(rb"/Type\s*/Page(?!s)")
 
 def answer_right(question: Locator) -> None:
     """Fill in the right answer, which the test knows by rebuilding the question from its public id."""
-    known = question_from_id(BANK, str(question.get_attribute("data-question-id")))
-    if isinstance(known, ChoiceQuestion):
-        for index in known.answers:
-            question.locator(f"input[name='answer'][value='{index}']").check()
-    elif isinstance(known, Numeric):
-        question.locator("input[name='answer']").fill(f"{known.answer.numerator}/{known.answer.denominator}")
+    answer = right_answer(question_from_id(BANK, str(question.get_attribute("data-question-id"))))
+    if isinstance(answer, str):
+        question.locator("input[name='answer']").fill(answer)
     else:
-        assert isinstance(known, BitPattern)
-        question.locator("input[name='answer']").fill(hex(known.answer))
+        for index in answer if isinstance(answer, list) else [answer]:
+            question.locator(f"input[name='answer'][value='{index}']").check()
     question.get_by_role("button", name="Answer").click()
 
 

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from app.main import create_app
 from app.quiz import BitPattern, ChoiceQuestion, Numeric, load_bank, question_from_id
+from app.quiz import right_answer as quiz_right_answer
 from app.settings import Settings
 from app.store.certificates import list_certificates
 from app.store.database import open_session
@@ -25,15 +26,8 @@ QUESTION_FIELDS = {"id", "type", "prompt", "choices"}
 
 
 def right_answer(question_id: str) -> object:
-    """The right answer as the API takes it: an index, a list of indices, an exact number or a bit pattern."""
-    question = question_from_id(BANK, question_id)
-    if isinstance(question, ChoiceQuestion):
-        indices = sorted(question.answers)
-        return indices[0] if question.type == "single" else indices
-    if isinstance(question, Numeric):
-        return f"{question.answer.numerator}/{question.answer.denominator}"
-    assert isinstance(question, BitPattern)
-    return hex(question.answer)
+    """The right answer as the API takes it, known by rebuilding the question from its public id."""
+    return quiz_right_answer(question_from_id(BANK, question_id))
 
 
 def wrong_answer(question_id: str) -> object:

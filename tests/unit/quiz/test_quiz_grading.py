@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
+import random
 from fractions import Fraction
 
 import pytest
 
 from app.quiz import (
+    GENERATORS,
     AnswerError,
     BitPattern,
     Choice,
     Feedback,
     MultipleSelect,
     Numeric,
+    Question,
     SingleChoice,
     grade,
+    load_bank,
     passed,
+    right_answer,
     score,
 )
+from app.quiz.generators import generate
 
 OPTIONS = (Choice("65504", "Right: 2^15 × (2 − 2^−10)."), Choice("65536", "That is 2^16, which overflows."),
            Choice("32767", "That is INT16's maximum."))
@@ -141,3 +147,19 @@ def test_score_and_pass_mark() -> None:
     assert not passed(9, 12) and not passed(7, 10) and not passed(0, 0)
     assert passed(6, 12, pass_mark=0.5) and not passed(5, 12, pass_mark=0.5)
     assert passed(7, 10, pass_mark=0.7)  # 0.7 as a float is just below 7/10; the mark means 70%
+
+
+def _every_kind_of_question() -> list[Question]:
+    rng = random.Random(0)
+    generated = [generate(name, rng) for name in GENERATORS for _ in range(20)]
+    return [*load_bank().questions.values(), *generated, SINGLE, MULTIPLE, EXACT, RELATIVE]
+
+
+@pytest.mark.parametrize("question", _every_kind_of_question(), ids=lambda q: q.id)
+def test_the_right_answer_of_every_question_grades_right_and_anything_else_in_its_form_does_not(question):
+    answer = right_answer(question)
+    assert grade(question, answer).correct
+    if isinstance(answer, list):
+        assert not grade(question, answer[:-1] or [i for i in range(len(question.options)) if i not in answer]).correct
+    elif isinstance(answer, int):
+        assert not grade(question, (answer + 1) % len(question.options)).correct
