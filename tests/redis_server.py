@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import stop
+
 START_SECONDS = 10.0
 
 
@@ -42,12 +44,7 @@ def redis_server_url(directory: Path) -> Iterator[str]:
         _wait_until_answering(port, server, log)
         yield f"redis://127.0.0.1:{port}/0"
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait(timeout=10)
+        stop(server)
 
 
 def _wait_until_answering(port: int, server: subprocess.Popen[bytes], log: Path) -> None:

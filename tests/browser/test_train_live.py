@@ -7,10 +7,10 @@ import time
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from conftest import serve_app
 from playwright.sync_api import Browser, Page, expect
 
 from app.store.database import migrate
+from tests.browser.browser_server import serve_app
 
 # a run of several seconds, so that it can be watched and stopped; each test its own seed, so none is cached
 LONG_RUN = "/train?scenario=small_updates&steps=2000&seed={seed}"

@@ -10,14 +10,21 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 import pytest
+from httpx import Client
+
+from app.quiz.signing import new_seed_text
+from app.store.database import migrate
+from tests.processes import stop
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SERVER_START_SECONDS = 30.0
-STOP_SECONDS = 10.0
+REQUEST_SECONDS = 10.0
 # High enough that a test's own requests never meet a rate limit; the limits are tested elsewhere.
 UNLIMITED = "100000/minute"
 
@@ -76,11 +83,23 @@ class Server:
 
     def stop(self) -> None:
         """Terminate the process, killing it when it does not end in time; nothing when it has ended already."""
-        if self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=STOP_SECONDS)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=STOP_SECONDS)
+        stop(self.process)
+
+
+@contextmanager
+def two_instances(database_url: str, logs: Path, env: dict[str, str] | None = None) -> Iterator[tuple[Client, Client]]:
+    """Instances A and B: two app processes on one migrated database with one signing key, and a client of each."""
+    migrate(database_url)
+    key = new_seed_text()
+    servers: list[Server] = []
+    try:
+        for name in ("a", "b"):
+            servers.append(Server(database_url, key, logs / f"uvicorn-{name}.log", env=env))
+        for server in servers:
+            server.wait_until_ready()
+        with (Client(base_url=servers[0].url, timeout=REQUEST_SECONDS) as a,
+              Client(base_url=servers[1].url, timeout=REQUEST_SECONDS) as b):
+            yield a, b
+    finally:
+        for server in servers:
+            server.stop()

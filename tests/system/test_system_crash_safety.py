@@ -23,7 +23,7 @@ from app.store.certificates import list_certificates, signature_valid
 from app.store.database import create_database_engine, migrate, open_session
 from app.store.models import Attempt
 from app.web.safety import TOKEN_HEADER
-from tests.system.system_servers import Server
+from tests.system.system_servers import REQUEST_SECONDS, Server
 from tests.web.test_quiz_api import right_answer
 
 pytestmark = pytest.mark.timeout(120)
@@ -32,7 +32,6 @@ CLIENTS = 4  # concurrent client threads, so that requests are in flight when th
 MAX_ROUNDS = 200  # quizzes per client thread at most: the loop is bounded even if the kill never came
 CERTIFICATES_BEFORE_KILL = 5
 WAIT_SECONDS = 30.0
-REQUEST_SECONDS = 10.0
 
 
 class Issuer:

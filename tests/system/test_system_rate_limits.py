@@ -6,19 +6,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from sqlalchemy import func, select
 
-from app.quiz.signing import new_seed_text
-from app.store.database import create_database_engine, migrate
+from app.store.database import create_database_engine
 from app.store.models import RateLimitCounter
 from tests.redis_server import redis_server_url
-from tests.system.system_servers import Server
+from tests.system.system_servers import two_instances as start_two_instances
 from tests.web.test_rate_limits import REFUSALS
 
 pytestmark = pytest.mark.timeout(90)
-REQUEST_SECONDS = 10.0
 
 
 @pytest.fixture
@@ -37,21 +34,9 @@ def counters(request: pytest.FixtureRequest) -> dict[str, str]:
 @pytest.fixture
 def two_instances(postgres_url: str, counters: dict[str, str], tmp_path: Path):
     """Instances A and B on one migrated PostgreSQL schema, each allowing a client 3 quiz attempts a minute."""
-    migrate(postgres_url)
-    key = new_seed_text()
     env = {"PRECISION_LAB_RATE_LIMIT_ATTEMPTS": "3/minute", **counters}
-    servers: list[Server] = []
-    try:
-        for name in ("a", "b"):
-            servers.append(Server(postgres_url, key, tmp_path / f"uvicorn-{name}.log", env=env))
-        for server in servers:
-            server.wait_until_ready()
-        with (httpx.Client(base_url=servers[0].url, timeout=REQUEST_SECONDS) as a,
-              httpx.Client(base_url=servers[1].url, timeout=REQUEST_SECONDS) as b):
-            yield a, b
-    finally:
-        for server in servers:
-            server.stop()
+    with start_two_instances(postgres_url, tmp_path, env) as clients:
+        yield clients
 
 
 def _rows_counted_in(database_url: str) -> int:

@@ -22,7 +22,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from app.quiz.signing import new_seed_text
 from app.store.database import migrate
-from tests.system.system_servers import STOP_SECONDS, Server
+from tests.processes import STOP_SECONDS
+from tests.system.system_servers import REQUEST_SECONDS, Server
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -30,7 +31,6 @@ ROUTE = "/visualise/{format_id}"
 BATCH = 60  # requests sent at once, each on a connection of its own so that either worker may accept it
 MAX_BATCHES = 10  # the kernel hands connections to the workers as they ask; ten batches to one alone is not luck
 CLIENT_THREADS = 8
-REQUEST_SECONDS = 10.0
 METRICS_WAIT_SECONDS = 10.0  # a worker counts a request just after its last byte is sent
 
 

@@ -11,14 +11,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.quiz.signing import new_seed_text
-from app.store.database import migrate
 from app.web.safety import TOKEN_HEADER
-from tests.system.system_servers import Server
+from tests.system.system_servers import two_instances as start_two_instances
 from tests.web.test_quiz_api import right_answer
 
 pytestmark = pytest.mark.timeout(90)
-REQUEST_SECONDS = 10.0
 
 
 def _start(client: httpx.Client) -> tuple[str, dict[str, str], list[dict]]:
@@ -44,20 +41,8 @@ def _finish(client: httpx.Client, attempt_id: str, owner: dict[str, str], name: 
 @pytest.fixture
 def two_instances(postgres_url: str, tmp_path: Path):
     """Instances A and B: two uvicorn processes on one migrated PostgreSQL schema with one signing key."""
-    migrate(postgres_url)
-    key = new_seed_text()
-    servers: list[Server] = []
-    try:
-        for name in ("a", "b"):
-            servers.append(Server(postgres_url, key, tmp_path / f"uvicorn-{name}.log"))
-        for server in servers:
-            server.wait_until_ready()
-        with (httpx.Client(base_url=servers[0].url, timeout=REQUEST_SECONDS) as a,
-              httpx.Client(base_url=servers[1].url, timeout=REQUEST_SECONDS) as b):
-            yield a, b
-    finally:
-        for server in servers:
-            server.stop()
+    with start_two_instances(postgres_url, tmp_path) as clients:
+        yield clients
 
 
 def test_a_certificate_issued_through_one_instance_verifies_through_the_other(two_instances):
