@@ -56,12 +56,7 @@ def private_key_from_text(text: str) -> Ed25519PrivateKey:
         if not isinstance(key, Ed25519PrivateKey):
             raise ValueError("the PEM key is not an Ed25519 key.")
         return key
-    try:
-        seed = base64.b64decode(text.translate(str.maketrans("-_", "+/")) + "=" * (-len(text) % 4), validate=True)
-    except (binascii.Error, ValueError):
-        raise ValueError("the key is neither PEM nor base64.") from None
-    if len(seed) != _SEED_BYTES:
-        raise ValueError(f"a base64 Ed25519 seed holds {_SEED_BYTES} bytes, this one {len(seed)}.")
+    seed = _raw_key_bytes(text, "the key is neither PEM nor base64.", "a base64 Ed25519 seed")
     return Ed25519PrivateKey.from_private_bytes(seed)
 
 
@@ -76,13 +71,19 @@ def public_key_from_text(text: str) -> Ed25519PublicKey:
         if not isinstance(key, Ed25519PublicKey):
             raise ValueError("the PEM key is not an Ed25519 key.")
         return key
+    raw = _raw_key_bytes(text, "a public key is the `x` of its JWK (base64url) or PEM.", "an Ed25519 public key")
+    return Ed25519PublicKey.from_public_bytes(raw)
+
+
+def _raw_key_bytes(text: str, unreadable: str, what: str) -> bytes:
+    """The 32 bytes of a key written in base64 or base64url, padded or not; ValueError with a sentence otherwise."""
     try:
         raw = base64.b64decode(text.translate(str.maketrans("-_", "+/")) + "=" * (-len(text) % 4), validate=True)
     except (binascii.Error, ValueError):
-        raise ValueError("a public key is the `x` of its JWK (base64url) or PEM.") from None
+        raise ValueError(unreadable) from None
     if len(raw) != _SEED_BYTES:
-        raise ValueError(f"an Ed25519 public key holds {_SEED_BYTES} bytes, this one {len(raw)}.")
-    return Ed25519PublicKey.from_public_bytes(raw)
+        raise ValueError(f"{what} holds {_SEED_BYTES} bytes, this one {len(raw)}.")
+    return raw
 
 
 def new_seed_text() -> str:
