@@ -1,4 +1,5 @@
-"""Rate-limit counters in the app's database, as a `limits` storage for the library's moving-window strategy.
+"""Rate-limit counters in the app's database, as a `limits` storage for the library's moving-window strategy
+(which the app uses) and its fixed-window one (where the row's expiry is the end of the key's window).
 
 Every worker and instance on one database shares them. One row per limit key (limit, kind, client) holds the times
 of its recent hits, newest first, as limits' MemoryStorage and RedisStorage keep them in a list. A hit first upserts
@@ -36,7 +37,7 @@ def _row_key(key: str) -> str:
 
 
 class DatabaseCounters(Storage, MovingWindowSupport):
-    """Moving-window storage in the rate_limit_counters table (the fixed-window methods are not offered).
+    """Moving-window (and fixed-window) storage in the rate_limit_counters table.
 
     `clock` gives the time in seconds since the epoch; tests pass their own to move time on without sleeping.
     """
@@ -98,13 +99,40 @@ class DatabaseCounters(Storage, MovingWindowSupport):
             connection.execute(delete(_COUNTERS).where(_COUNTERS.c.key == _row_key(key)))
 
     def incr(self, key: str, expiry: int, amount: int = 1) -> int:
-        raise NotImplementedError("DatabaseCounters serves the moving-window strategy only")
+        """Fixed window: count amount hits in the key's window (a new one of expiry seconds once it has ended)."""
+        now = self._clock()
+        self._delete_expired(now)
+        row = _row_key(key)
+        with self._engine.begin() as connection:
+            self._lock(connection, row, now)
+            hits, ends = connection.execute(
+                select(_COUNTERS.c.hits, _COUNTERS.c.expires_at).where(_COUNTERS.c.key == row)
+            ).one()
+            if ends <= now:
+                hits, ends = [], now + expiry
+            hits = [now] * amount + hits
+            connection.execute(update(_COUNTERS).where(_COUNTERS.c.key == row).values(hits=hits, expires_at=ends))
+        return len(hits)
 
     def get(self, key: str) -> int:
-        raise NotImplementedError("DatabaseCounters serves the moving-window strategy only")
+        """Fixed window: the hits counted in the key's window, 0 once it has ended."""
+        found = self._window(key)
+        return len(found[0]) if found else 0
 
     def get_expiry(self, key: str) -> float:
-        raise NotImplementedError("DatabaseCounters serves the moving-window strategy only")
+        """Fixed window: when the key's window ends (now, when it has none)."""
+        found = self._window(key)
+        return found[1] if found else self._clock()
+
+    def _window(self, key: str) -> tuple[list[float], float] | None:
+        now = self._clock()
+        with self._engine.connect() as connection:
+            found = connection.execute(
+                select(_COUNTERS.c.hits, _COUNTERS.c.expires_at).where(_COUNTERS.c.key == _row_key(key))
+            ).one_or_none()
+        if found is None or found[1] <= now:
+            return None
+        return list(found[0]), float(found[1])
 
     def _lock(self, connection: Connection, row: str, now: float) -> None:
         """Create the key's row if it is new, and hold its lock until the transaction ends.

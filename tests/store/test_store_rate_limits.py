@@ -9,7 +9,7 @@ import threading
 
 import pytest
 from limits import parse
-from limits.strategies import MovingWindowRateLimiter
+from limits.strategies import FixedWindowRateLimiter, MovingWindowRateLimiter
 from sqlalchemy import Engine, func, select
 
 from app.store.models import RateLimitCounter
@@ -158,3 +158,18 @@ def test_clear_and_reset_forget_hits(engine: Engine, limiter: MovingWindowRateLi
 
 def test_check_says_whether_the_database_answers(engine: Engine) -> None:
     assert DatabaseCounters(engine).check() is True
+
+
+def test_the_fixed_window_strategy_counts_in_windows_that_start_afresh(engine: Engine, clock: Clock) -> None:
+    """The other strategy limits offers runs on the same table: a window of 60 s from its first hit."""
+    fixed = FixedWindowRateLimiter(DatabaseCounters(engine, clock))
+    three = parse("3/minute")
+    assert [fixed.hit(three, "verify", "192.0.2.4") for _ in range(4)] == [True, True, True, False]
+    stats = fixed.get_window_stats(three, "verify", "192.0.2.4")
+    assert (stats.remaining, stats.reset_time) == (0, START + 60)
+    clock.now = START + 59.5
+    assert not fixed.hit(three, "verify", "192.0.2.4")
+    clock.now = START + 60
+    assert fixed.get_window_stats(three, "verify", "192.0.2.4") == (START + 60, 3)
+    assert [fixed.hit(three, "verify", "192.0.2.4") for _ in range(4)] == [True, True, True, False]
+    assert fixed.get_window_stats(three, "verify", "192.0.2.4").reset_time == START + 120
