@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import secrets
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, make_url, text
@@ -36,3 +37,12 @@ def postgres_schema_url() -> Iterator[str]:
             connection.execute(text("SET LOCAL lock_timeout = '10s'"))
             connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
         admin.dispose()
+
+
+def empty_database_url(kind: str, directory: Path) -> Iterator[str]:
+    """Yield the URL of an empty database of this kind: a new SQLite file in directory ("sqlite"), or a new
+    PostgreSQL schema ("postgresql"), dropped afterwards."""
+    if kind == "sqlite":
+        yield f"sqlite:///{directory / 'precision_lab.db'}"
+        return
+    yield from postgres_schema_url()

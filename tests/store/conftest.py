@@ -11,16 +11,13 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from app.store.database import create_database_engine, migrate, open_session
-from tests.postgres_schema import postgres_schema_url
+from tests.postgres_schema import empty_database_url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """The URL of an empty database: a new SQLite file, or a new PostgreSQL schema dropped afterwards."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'precision_lab.db'}"
-        return
-    yield from postgres_schema_url()
+    yield from empty_database_url(request.param, tmp_path)
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.postgres_schema import postgres_schema_url
+from tests.postgres_schema import empty_database_url, postgres_schema_url
 
 
 @pytest.fixture
@@ -22,8 +22,5 @@ def postgres_url() -> Iterator[str]:
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """The URL of an empty database: a new SQLite file, or a new PostgreSQL schema."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'precision_lab.db'}"
-        return
-    yield from postgres_schema_url()
+    """The URL of an empty database: a new SQLite file, or a new PostgreSQL schema dropped afterwards."""
+    yield from empty_database_url(request.param, tmp_path)

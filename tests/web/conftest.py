@@ -20,7 +20,7 @@ from app.main import create_app
 from app.quiz.signing import new_seed_text
 from app.settings import Settings
 from app.store.database import migrate
-from tests.postgres_schema import postgres_schema_url
+from tests.postgres_schema import empty_database_url
 
 # Modules whose tests store attempts, certificates or rate-limit counters, and so run on both databases.
 ON_BOTH_DATABASES = {"test_quiz_api", "test_quiz_pages", "test_certificates", "test_rate_limits"}
@@ -41,12 +41,7 @@ def database(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def database_url(database: str, tmp_path: Path) -> Iterator[str]:
     """A fresh, migrated database of that kind: a SQLite file, or a PostgreSQL schema dropped afterwards."""
-    if database == "sqlite":
-        url = f"sqlite:///{tmp_path / 'precision_lab.db'}"
-        migrate(url)
-        yield url
-        return
-    with contextmanager(postgres_schema_url)() as url:
+    with contextmanager(empty_database_url)(database, tmp_path) as url:
         migrate(url)
         yield url
 
