@@ -27,7 +27,7 @@ _COMMON = ("id", "type", "prompt", "answer", "explanation")
 FIELDS: dict[str, tuple[str, ...]] = {
     "single": _COMMON + ("choice", "explain"),
     "multiple": _COMMON + ("choice", "explain"),
-    "numeric": _COMMON + ("tolerance",),
+    "numeric": _COMMON + ("tolerance", "figures"),
     "bits": _COMMON + ("format",),
 }
 _ALL_FIELDS = {"title", *(field for fields in FIELDS.values() for field in fields)}
@@ -35,6 +35,9 @@ _LINE = re.compile(r"(?P<key>[a-z]+)\s*:\s?(?P<value>.*)")
 _QUESTION_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _TOPIC_ID = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_COUNTS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_FIGURES_ASKED = re.compile(r"\b(?P<count>\d+|" + "|".join(_COUNTS) + r")\s+significant\s+(?:figures?|digits?)\b",
+                            re.IGNORECASE)
 _SCALAR_IDS = {spec.id for spec in SCALAR_FORMATS}
 
 
@@ -175,8 +178,15 @@ def _question(block: list[_Field], topic: str, name: str) -> Question:
     if "explanation" not in single:
         raise BankError(name, first, f"A {kind.value} question needs an 'explanation:' of its answer.")
     if kind.value == "numeric":
+        answer = _number(single["answer"], name)
+        if "figures" in single or _FIGURES_ASKED.search(single["prompt"].value):
+            if "tolerance" in single:
+                raise BankError(name, single["tolerance"].line, "A question that asks for significant figures "
+                                "takes 'figures:' instead of 'tolerance:': answers to that many figures count.")
+            return Numeric(**common, answer=answer, tolerance=Fraction(0), relative=False,
+                           figures=_figures(single, answer, name))
         tolerance, relative = _tolerance(single.get("tolerance"), name)
-        return Numeric(**common, answer=_number(single["answer"], name), tolerance=tolerance, relative=relative)
+        return Numeric(**common, answer=answer, tolerance=tolerance, relative=relative, figures=None)
     if "format" not in single:
         raise BankError(name, first, "A bits question needs a 'format:' line with a format id, such as bfloat16.")
     return BitPattern(**common, format=_format(single["format"], name), answer=_bits(single, name))
@@ -232,6 +242,29 @@ def _tolerance(field: _Field | None, name: str) -> tuple[Fraction, bool]:
     if tolerance < 0:
         raise BankError(name, field.line, "A tolerance is zero or positive: 0.5 (absolute) or 1% (relative).")
     return (tolerance / 100, True) if relative else (tolerance, False)
+
+
+def _figures(single: dict[str, _Field], answer: Fraction, name: str) -> int:
+    """The count of 'figures:', which the prompt must ask for in the same words: the grade follows the prompt."""
+    prompt = single["prompt"]
+    asked = _FIGURES_ASKED.search(prompt.value)
+    if "figures" not in single:
+        raise BankError(name, prompt.line, f"The prompt asks for {asked and asked[0]}; add 'figures:' with that "
+                                           "count, so that answers rounded as asked count.")
+    field = single["figures"]
+    if not field.value.isdigit() or not 1 <= int(field.value) <= len(_COUNTS):
+        raise BankError(name, field.line, f"'figures:' is a count of significant figures, 1 to {len(_COUNTS)}.")
+    figures = int(field.value)
+    if asked is None or _count(asked["count"]) != figures:
+        raise BankError(name, field.line, f"'figures: {figures}' needs a prompt that asks for "
+                                          f"{_COUNTS[figures - 1]} significant figures, in those words.")
+    if not answer:
+        raise BankError(name, single["answer"].line, "Significant figures need a nonzero answer.")
+    return figures
+
+
+def _count(word: str) -> int:
+    return int(word) if word.isdigit() else _COUNTS.index(word.lower()) + 1
 
 
 def _format(field: _Field, name: str) -> str:

@@ -161,14 +161,13 @@ _WHY_TOP = {
 def _max(format_id: str) -> Numeric:
     spec = _spec(format_id, _MAX)
     largest = encode(spec, Real.of(spec.max)).encoding
-    relative = spec.max > 10**6  # nobody types 39 digits: three significant figures will do
+    rounded = spec.max > 10**6  # nobody types 39 digits: three significant figures will do
     return Numeric(
-        id=_id("max", format_id), topic="number_formats", answer=spec.max,
-        tolerance=Fraction(1, 1000) if relative else Fraction(0), relative=relative,
+        id=_id("max", format_id), topic="number_formats", answer=spec.max, figures=3 if rounded else None,
         prompt=f"What is the largest finite value of {spec.name}?" + (" Three significant figures will do."
-                                                                       if relative else ""),
+                                                                       if rounded else ""),
         explanation=f"In {spec.name} {_WHY_TOP[spec.nan_style]}. The largest finite pattern is {anatomy(largest)}"
-        + (f" {approx(spec.max)}." if relative else "."),
+        + (f" {approx(spec.max)}." if rounded else "."),
     )
 
 
@@ -201,8 +200,9 @@ def _underflow(format_id: str, value: str) -> SingleChoice:
     shown = "0" if not result else approx(result)
     options = (
         Choice("It becomes 0 (underflow).",
-               f"Only values below half the smallest subnormal, 2^{spec.emin - spec.mantissa_bits - 1} "
-               f"{approx(tiny / 2)}, round to 0; {value} is {'below' if x.magnitude < tiny / 2 else 'above'} it."),
+               f"Only values up to half the smallest subnormal, 2^{spec.emin - spec.mantissa_bits - 1} "
+               f"{approx(tiny / 2)}, round to 0 (half itself is a tie, which goes to the even 0); {value} is "
+               f"{'below' if x.magnitude < tiny / 2 else 'above'} it."),
         Choice("It is stored as a subnormal number, with fewer significant bits.",
                f"Subnormals run from 2^{spec.emin - spec.mantissa_bits} {approx(tiny)} to just below the smallest "
                f"normal; {value} rounds to {shown}, which is {'' if stored.cls == 'subnormal' else 'not '}one."),
@@ -242,14 +242,18 @@ def _overflow(format_id: str, value: str) -> SingleChoice:
     spec, x = _read_value(_OVERFLOW, format_id, value, signed=True)
     stored = encode(spec, x).encoding
     sign, default = ("−" if x.negative else "+"), spec.overflow_default
+    extreme = "the most negative finite value" if x.negative else "the largest finite value"
     options = (
         Choice(f"{sign}infinity", f"{spec.name} has an infinity, and overflow rounds to it as in IEEE 754."
                if spec.has_inf else f"{spec.name} has no infinity to overflow to."),
-        Choice("NaN", "With no infinity to go to, a cast that overflows gives NaN in this format; saturation "
-               "(±max) has to be asked for." if default == "nan" else f"{spec.name} does not turn overflow into NaN."),
-        Choice(f"{sign}{Real.of(spec.max).exact_string()}, the largest finite value (saturation)",
+        Choice("NaN", "With no infinity to go to, ml_dtypes' cast gives NaN in this format unless saturation "
+               "(±max) is asked for. Other libraries choose differently, as the OCP FP8 specification allows: "
+               "PyTorch's .to(torch.float8_e4m3fn) and Transformer Engine saturate to ±max."
+               if default == "nan" else f"{spec.name} does not turn overflow into NaN."),
+        Choice(f"{sign}{Real.of(spec.max).exact_string()}, {extreme} (saturation)",
                f"{spec.name} has neither infinity nor NaN, so a value beyond max is clamped to ±max."
-               if default == "saturate" else "Saturation is an option of a cast, not its default in this format."),
+               if default == "saturate" else "Saturation is an option of a cast, not ml_dtypes' default in this "
+               "format."),
     )
     return SingleChoice(
         id=_id("overflow", format_id, value), topic="fp8", options=options,

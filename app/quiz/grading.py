@@ -134,8 +134,10 @@ def _numeric_answer_text(question: Numeric) -> str:
     """The right answer of a numeric question, with the tolerance a person is allowed."""
     text, notes = Real.of(question.answer).exact_string(), []
     if len(text) > 16:
-        text, notes = approx(question.answer), [f"exactly {text}"]
-    if question.tolerance:
+        text, notes = approx(question.answer, question.figures or 3), [f"exactly {text}"]
+    if question.figures:
+        notes.append(f"answers to {question.figures} significant figures count")
+    elif question.tolerance:
         margin = decimal(question.tolerance * 100)[0] + "%" if question.relative else decimal(question.tolerance)[0]
         notes.append(f"answers within {margin} count")
     return f"{text} ({'; '.join(notes)})" if notes else text

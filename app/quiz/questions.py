@@ -71,16 +71,29 @@ class MultipleSelect(ChoiceQuestion):
 
 @dataclass(frozen=True, kw_only=True)
 class Numeric(Question):
-    """A number, right when within `tolerance` of the answer (a fraction of |answer| when `relative`)."""
+    """A number, right when within `tolerance` of the answer (a fraction of |answer| when `relative`), or, when
+    the prompt asks for `figures` significant figures, within half a unit of the last of them: every answer
+    rounded to that many figures counts, whichever way the tie went, and one figure fewer does not."""
 
     type: ClassVar[QuestionType] = "numeric"
     answer: Fraction
     tolerance: Fraction = Fraction(0)
     relative: bool = False
+    figures: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.figures is not None and (self.figures < 1 or self.tolerance or not self.answer):
+            raise ValueError("figures is a positive count, for a nonzero answer, and replaces a tolerance")
+
+    @property
+    def allowed_error(self) -> Fraction:
+        """How far an answer may be from the exact one and still count."""
+        if self.figures is not None:
+            return Fraction(10) ** (leading_exponent(self.answer) - self.figures + 1) / 2
+        return self.tolerance * abs(self.answer) if self.relative else self.tolerance
 
     def accepts(self, value: Fraction) -> bool:
-        allowed = self.tolerance * abs(self.answer) if self.relative else self.tolerance
-        return abs(value - self.answer) <= allowed
+        return abs(value - self.answer) <= self.allowed_error
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -103,10 +116,21 @@ def show_bits(format_id: str, bits: int) -> str:
     return f"{encoding.hex} (binary {binary})"
 
 
-def approx(x: Fraction) -> str:
-    """A value rounded to three significant figures, and said to be: ≈ 6.1e-5."""
-    mantissa, _, exponent = f"{float(x):.3g}".partition("e")
+def approx(x: Fraction, figures: int = 3) -> str:
+    """A value rounded to three (or `figures`) significant figures, and said to be: ≈ 6.1e-5."""
+    mantissa, _, exponent = f"{float(x):.{figures}g}".partition("e")
     return f"≈ {mantissa}e{int(exponent)}" if exponent else f"≈ {mantissa}"
+
+
+def leading_exponent(x: Fraction) -> int:
+    """The power of ten of the first significant digit of x ≠ 0, exactly: 2 for 448, −7 for 2^−23."""
+    magnitude = abs(x)
+    exponent = len(str(magnitude.numerator)) - len(str(magnitude.denominator))
+    while Fraction(10) ** exponent > magnitude:
+        exponent -= 1
+    while Fraction(10) ** (exponent + 1) <= magnitude:
+        exponent += 1
+    return exponent
 
 
 def anatomy(encoding: Encoding) -> str:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Context, Decimal
 from pathlib import Path
 
 import pytest
 
-from app.quiz import Bank, BankError, BitPattern, MultipleSelect, Numeric, SingleChoice, load_bank
+from app.quiz import Bank, BankError, BitPattern, MultipleSelect, Numeric, SingleChoice, grade, load_bank
 from app.quiz.bank import BANK_DIR
+from app.quiz.generators import GENERATORS
 
 TOPICS = {"number_formats", "fp16_vs_bf16", "fp8", "tf32_tensor_cores", "mixed_precision", "memory_quantisation"}
 
@@ -55,6 +58,52 @@ def test_choices_are_not_always_right_in_the_same_place(bank: Bank) -> None:
 def test_the_topic_of_a_question_is_its_file(bank: Bank) -> None:
     for topic in bank.topics:
         assert all(q.topic == topic.id for q in topic.questions)
+
+
+# -- significant figures: the grade follows what the prompt asks for ----------------------------
+
+_ASKED = re.compile(r"\b(one|two|three|four|five|\d+) significant figures", re.IGNORECASE)
+_WORDS = ("one", "two", "three", "four", "five")
+
+
+def _asking_for_figures() -> list[Numeric]:
+    generated = [GENERATORS["max"].build(name) for name in ("bfloat16", "float16", "float8_e4m3fn")]
+    return [q for q in (*load_bank().questions.values(), *generated) if isinstance(q, Numeric)
+            and _ASKED.search(q.prompt)]
+
+
+def _rounded(question: Numeric, figures: int, rounding: str) -> Decimal:
+    exact = Decimal(question.answer.numerator) / Decimal(question.answer.denominator)
+    return Context(prec=figures, rounding=rounding).plus(exact)  # type: ignore[no-any-return]
+
+
+def test_every_numeric_prompt_that_asks_for_figures_is_graded_by_them() -> None:
+    questions = _asking_for_figures()
+    assert {"fp32-epsilon", "e5m2-min-subnormal", "bf16-max", "gen:max:bfloat16"} <= {q.id for q in questions}
+    for question in questions:
+        match = _ASKED.search(question.prompt)
+        assert match is not None
+        word = match[1].lower()
+        assert question.figures == (int(word) if word.isdigit() else _WORDS.index(word) + 1), question.id
+
+
+@pytest.mark.parametrize("question", _asking_for_figures(), ids=lambda q: q.id)
+def test_the_answer_rounded_as_the_prompt_says_is_accepted_and_a_figure_off_is_not(question: Numeric) -> None:
+    figures = question.figures
+    assert figures is not None
+    for rounding in (ROUND_HALF_EVEN, ROUND_HALF_UP):
+        rounded = _rounded(question, figures, rounding)
+        for typed in (f"{rounded:e}", f"{rounded:E}", str(rounded)):
+            assert grade(question, typed).correct, (question.id, typed)
+        unit = Decimal(1).scaleb(rounded.adjusted() - figures + 1)
+        for neighbour in (rounded - unit, rounded + unit):
+            assert not grade(question, f"{neighbour:e}").correct, (question.id, neighbour)
+
+
+def test_the_two_keys_the_review_found_wrong_now_accept_their_own_explanations(bank: Bank) -> None:
+    for question_id, typed in (("fp32-epsilon", "1.19e-7"), ("e5m2-min-subnormal", "1.53e-5")):
+        question = bank.questions[question_id]
+        assert typed in question.explanation and grade(question, typed).correct
 
 
 # -- broken files ---------------------------------------------------------------------------------
@@ -130,6 +179,17 @@ BROKEN = [
     ("numeric answer not a number", GOOD + NUMERIC.format(tolerance="0").replace("16", "sixteen"), 16, "sixteen"),
     ("numeric answer infinite", GOOD + NUMERIC.format(tolerance="0").replace("answer: 16", "answer: inf"), 16,
      "finite"),
+    ("figures not asked for", GOOD + NUMERIC.format(tolerance="0").replace("tolerance: 0", "figures: 3"), 17,
+     "asks for three significant figures"),
+    ("figures asked, none given", GOOD + NUMERIC.format(tolerance="0").replace("tolerance: 0\n", "").replace(
+        "How many?", "How many, to two significant figures?"), 15, "add 'figures:'"),
+    ("figures asked beside a tolerance", GOOD + NUMERIC.format(tolerance="0.1%").replace(
+        "How many?", "How many, to two significant figures?"), 17, "instead of 'tolerance:'"),
+    ("figures that disagree with the prompt", GOOD + NUMERIC.format(tolerance="0").replace(
+        "tolerance: 0", "figures: 3").replace("How many?", "How many, to 2 significant figures?"), 17,
+     "asks for three significant figures"),
+    ("figures not a count", GOOD + NUMERIC.format(tolerance="0").replace("tolerance: 0", "figures: many").replace(
+        "How many?", "How many, to two significant figures?"), 17, "a count of significant figures"),
     ("numeric without explanation", GOOD + NUMERIC.format(tolerance="0").replace("explanation: because\n", ""), 13,
      "needs an 'explanation:'"),
 ]

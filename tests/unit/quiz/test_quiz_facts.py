@@ -30,6 +30,18 @@ def spec(format_id: str) -> FormatSpec:
     return get_format(format_id)
 
 
+def zero_bytes_per_parameter(stage: int, gpus: int) -> Fraction:
+    """Mixed-precision Adam's model states per GPU under ZeRO (Rajbhandari et al., 2019), stage 0 to 3.
+
+    Stage 1 partitions the optimizer states (FP32 master weights, momentum, variance), stage 2 also the
+    FP16 gradients, stage 3 also the FP16 parameters.
+    """
+    states = 3 * spec("float32").bytes_per_value
+    gradients = parameters = spec("float16").bytes_per_value
+    parts = ((states, 1), (gradients, 2), (parameters, 3))
+    return sum((part / gpus if stage >= partitioned_from else part for part, partitioned_from in parts), Fraction(0))
+
+
 NUMERIC: dict[str, Callable[[], Fraction | int]] = {
     "fp16-exponent-bias": lambda: spec("float16").bias,
     "fp32-epsilon": lambda: spec("float32").epsilon,
@@ -51,6 +63,11 @@ NUMERIC: dict[str, Callable[[], Fraction | int]] = {
     "nf4-block-size": lambda: NF4_BLOCK_SIZE,
     "mxfp4-bits-per-value": lambda: spec("mxfp4").bits_per_value,
     "nvfp4-bits-per-value": lambda: spec("nvfp4").bits_per_value,
+    "mxint8-bits-per-value": lambda: spec("mxint8").bits_per_value,
+    "e4m3-round-460": lambda: stored("float8_e4m3fn", "460"),
+    "e5m2fnuz-bias": lambda: spec("float8_e5m2fnuz").bias,
+    "zero-stage2-bytes": lambda: zero_bytes_per_parameter(2, 64),
+    "zero-stage1-7b-gigabytes": lambda: 7 * zero_bytes_per_parameter(1, 8),  # 10^9 parameters × bytes / 10^9
 }
 
 # The bits questions: (format, value) whose stored pattern is the answer.
@@ -59,6 +76,7 @@ BITS: dict[str, tuple[str, str]] = {
     "bits-bf16-minus-two": ("bfloat16", "-2"),
     "bits-e4m3-one": ("float8_e4m3fn", "1"),
     "bits-e4m3-nan": ("float8_e4m3fn", "nan"),
+    "bits-e4m3fnuz-nan": ("float8_e4m3fnuz", "nan"),
 }
 
 # Single-choice questions that teach a number: the right choice's text, and the fact behind it.
@@ -83,6 +101,30 @@ SINGLE: dict[str, tuple[str, Callable[[], bool]]] = {
     "absmax-int8-scale": ("0.02", lambda: Fraction("2.54") / spec("int8").max == Fraction("0.02")),
     "e4m3fn-name": ("Finite: there is no infinity, and NaN is a special pattern (S.1111.111) rather than IEEE's.",
                     lambda: not spec("float8_e4m3fn").has_inf and spec("float8_e4m3").max == 240),
+    "fnuz-formats": ("It has no negative zero (0x80 is its only NaN) and its bias is 8 rather than 7, so its "
+                     "largest value is 240.",
+                     lambda: not spec("float8_e4m3fnuz").has_negative_zero and not spec("float8_e4m3fnuz").has_inf
+                     and decode(spec("float8_e4m3fnuz"), 0x80).cls == "nan"
+                     and (spec("float8_e4m3fnuz").bias, spec("float8_e4m3fn").bias) == (8, 7)
+                     and spec("float8_e4m3fnuz").max == 240
+                     and (spec("float8_e4m3fnuz").min_normal, spec("float8_e4m3fnuz").min_subnormal)
+                     == (Fraction(1, 2**7), Fraction(1, 2**10))),
+    "mxint8-element-range": ("−2 to 1.984375 in steps of 1/64",
+                             lambda: (spec("mxint8").lowest, spec("mxint8").max, spec("mxint8").epsilon)
+                             == (-2, Fraction("1.984375"), Fraction(1, 64))),
+    "nvfp4-two-level-scaling": ("Each block of 16 shares an FP8 E4M3 scale, and one FP32 scale covers the tensor: "
+                                "value = element × block scale × tensor scale.",
+                                lambda: (spec("nvfp4").element, spec("nvfp4").scale, spec("nvfp4").block_size)
+                                == ("float4_e2m1fn", "float8_e4m3fn", 16)
+                                and (spec("mxfp4").scale, spec("mxfp4").block_size) == ("float8_e8m0fnu", 32)
+                                and spec("nvfp4").max == 6),
+    "nvfp4-tensor-scale": ("A block scale, about the block's absmax / 6, may lie outside E4M3's range (up to 448); "
+                           "the tensor scale brings the block scales into it.",
+                           lambda: spec("float8_e4m3fn").max == 448 and spec("float4_e2m1fn").max == 6),
+    "zero-stages": ("Stage 1 the optimizer states; stage 2 also the gradients; stage 3 also the parameters.",
+                    lambda: [zero_bytes_per_parameter(stage, 1) for stage in range(4)] == [16] * 4
+                    and (zero_bytes_per_parameter(1, 8), zero_bytes_per_parameter(2, 8),
+                         zero_bytes_per_parameter(3, 8)) == (4 + Fraction(12, 8), 2 + Fraction(14, 8), 2)),
 }
 
 

@@ -33,6 +33,8 @@ MULTIPLE = MultipleSelect(id="m", topic="t", prompt="Which?", options=OPTIONS, a
 EXACT = Numeric(id="n", topic="t", prompt="Bias?", answer=Fraction(15), explanation="2^4 − 1.")
 RELATIVE = Numeric(id="r", topic="t", prompt="Min normal?", answer=Fraction(1, 2**14), tolerance=Fraction(1, 1000),
                    relative=True, explanation="2^−14.")
+EPSILON = Numeric(id="f", topic="t", prompt="FP32 epsilon, to three significant figures?", answer=Fraction(1, 2**23),
+                  figures=3, explanation="2^−23.")
 ABSOLUTE = Numeric(id="a", topic="t", prompt="About?", answer=Fraction(10), tolerance=Fraction(1, 2),
                    explanation="Ten.")
 BITS = BitPattern(id="b", topic="t", prompt="Bits of 1.0?", format="float16", answer=0x3C00,
@@ -84,6 +86,7 @@ def test_multiple_malformed(answer: object) -> None:
     (EXACT, "15"), (EXACT, 15), (EXACT, 15.0), (EXACT, "0xfp0"), (EXACT, "30/2"), (EXACT, " 1.5e1 "),
     (RELATIVE, "6.1e-5"), (RELATIVE, "6.10e-5"), (RELATIVE, "0x1p-14"), (RELATIVE, "1/16384"),
     (ABSOLUTE, "10.5"), (ABSOLUTE, "9.5"), (ABSOLUTE, 10),
+    (EPSILON, "1.19e-7"), (EPSILON, "1.192e-7"), (EPSILON, "0.000000119"), (EPSILON, "0x1p-23"), (EPSILON, 1.19e-7),
 ])
 def test_numeric_right(question: Numeric, answer: object) -> None:
     assert grade(question, answer).correct
@@ -92,6 +95,7 @@ def test_numeric_right(question: Numeric, answer: object) -> None:
 @pytest.mark.parametrize(("question", "answer"), [
     (EXACT, "16"), (EXACT, "15.0000001"), (EXACT, "-15"), (EXACT, "inf"), (EXACT, "nan"),
     (RELATIVE, "6e-5"), (RELATIVE, "6.2e-5"), (ABSOLUTE, "10.50001"), (ABSOLUTE, 9.4),
+    (EPSILON, "1.2e-7"), (EPSILON, "1.18e-7"), (EPSILON, "1.20e-7"), (EPSILON, "-1.19e-7"),
 ])
 def test_numeric_wrong(question: Numeric, answer: object) -> None:
     feedback = grade(question, answer)
@@ -103,6 +107,22 @@ def test_numeric_correct_answer_as_a_person_reads_it() -> None:
     assert grade(EXACT, "1").correct_answer == "15"
     assert grade(RELATIVE, "1").correct_answer == "0.00006103515625 (answers within 0.1% count)"
     assert grade(ABSOLUTE, "1").correct_answer == "10 (answers within 0.5 count)"
+    assert grade(EPSILON, "1").correct_answer == ("≈ 1.19e-7 (exactly 1.1920928955078125e-7; "
+                                                  "answers to 3 significant figures count)")
+
+
+@pytest.mark.parametrize(("answer", "figures", "allowed"), [
+    (Fraction(1, 2**23), 3, Fraction(1, 2 * 10**9)), (Fraction(448), 2, Fraction(5)), (Fraction(-65504), 3, 50),
+    (Fraction(1), 1, Fraction(1, 2)), (Fraction(999), 3, Fraction(1, 2)), (Fraction(1000), 3, 5),
+])
+def test_significant_figures_allow_half_a_unit_of_the_last_figure(answer, figures, allowed) -> None:
+    assert Numeric(id="f", topic="t", prompt="?", answer=answer, figures=figures).allowed_error == allowed
+
+
+@pytest.mark.parametrize("fields", [{"figures": 0}, {"figures": 3, "tolerance": Fraction(1, 1000)}])
+def test_figures_are_a_positive_count_and_never_beside_a_tolerance(fields) -> None:
+    with pytest.raises(ValueError, match="figures"):
+        Numeric(id="f", topic="t", prompt="?", answer=Fraction(1), **fields)
 
 
 @pytest.mark.parametrize("answer", ["", "fifteen", "14 GB", "65,504", "0x3c00", [15], None, True, "1" * 300])
