@@ -206,6 +206,10 @@ def _nan_bits(spec: FormatSpec, negative: bool) -> int:
     return (1 << spec.bits) - 1  # e8m0
 
 
+# Libraries whose casts saturate where ml_dtypes' gives NaN (the OCP FP8 specification allows both)
+_SATURATED_BY = {"float8_e4m3fn": ", as PyTorch's .to(torch.float8_e4m3fn) and Transformer Engine do"}
+
+
 def _encode_float(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: random.Random | None) -> Rounded:
     neg = x.negative
     if x.kind == "nan":
@@ -249,7 +253,8 @@ def _encode_float(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: ran
             return Rounded(decode(spec, _float_bits(spec, neg, (1 << spec.exponent_bits) - 1, 0)), x, True,
                            False, "Beyond the largest finite value: overflow to infinity.")
         return Rounded(decode(spec, _nan_bits(spec, neg)), x, True, False,
-                       f"{spec.name} has no infinity, so overflow gives NaN (choose saturate to keep ±max).")
+                       f"{spec.name} has no infinity, so ml_dtypes' cast gives NaN on overflow; choose saturate "
+                       f"to keep ±max{_SATURATED_BY.get(spec.id, '')}.")
     if n == 0:
         if not spec.has_zero:
             return Rounded(decode(spec, 0), x, False, True,

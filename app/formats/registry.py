@@ -38,7 +38,8 @@ SCALAR_FORMATS: tuple[FormatSpec, ...] = (
     _float("tfloat32", "TF32", 8, 10, 127, in_ml_dtypes=False, storage_bits=32,
            summary="NVIDIA tensor-core input format: FP32's range with FP16's 10 mantissa bits, held in 32 bits."),
     _float("float16", "FP16 (half)", 5, 10, 15,
-           summary="IEEE 754 binary16: fast, but its range ends at 65504, so gradients need loss scaling."),
+           summary="IEEE 754 binary16: fast, max 65504, but nothing below 2^-24 ≈ 6e-8, so small gradients "
+                   "underflow and need loss scaling."),
     _float("bfloat16", "BF16 (brain float)", 8, 7, 127,
            summary="FP32's exponent with 7 mantissa bits: FP32's range at half the memory."),
     _float("float8_e4m3fn", "FP8 E4M3 (OCP)", 4, 3, 7, "fn",

@@ -49,9 +49,10 @@ SCENARIOS: dict[str, Scenario] = {s.id: s for s in (
         id="tiny_gradients", title="Tiny gradients: FP16 underflows, loss scaling rescues it",
         explanation=(
             "The loss is multiplied by 2^-18, as when it is averaged over a very large number of elements, "
-            "so every gradient is tiny. FP16's smallest number is 2^-24: smaller gradients round to zero and "
-            "their updates are lost. A loss scale lifts the gradients into FP16's range and dividing them in "
-            "FP32 afterwards restores their size; BF16 has FP32's range and needs no scale."
+            "so every gradient is tiny. FP16's smallest number is 2^-24: gradients up to half of it, 2^-25, "
+            "round to zero (those between 2^-25 and 2^-24 round up to 2^-24) and their updates are lost. "
+            "A loss scale lifts the gradients into FP16's range and dividing them in FP32 afterwards restores "
+            "their size; BF16 has FP32's range and needs no scale."
         ),
         recipes=("fp32", "fp16_no_scaling", "fp16_static_scaling", "fp16_dynamic_scaling", "bf16"),
         dataset="spiral", optimizer="adam", learning_rate=0.01, steps=300, width=32, depth=2,

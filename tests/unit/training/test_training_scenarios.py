@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from functools import cache
 
 import pytest
 
+from app.formats import Real, encode, get_format
 from app.training import RECIPES, SCENARIOS, TrainConfig, run
 
 ALL_RECIPES = tuple(RECIPES)
@@ -25,6 +27,15 @@ def test_every_scenario_has_a_short_explanation():
         sentences = scenario.explanation.count(". ") + 1
         assert 2 <= sentences <= 5, scenario.id
         assert set(scenario.recipes) <= set(RECIPES)
+
+
+def test_tiny_gradients_names_the_threshold_below_which_fp16_rounds_to_zero():
+    fp16 = get_format("float16")
+    half_tiny = fp16.min_subnormal / 2
+    assert encode(fp16, Real.of(half_tiny)).encoding.value.is_zero
+    assert not encode(fp16, Real.of(half_tiny * Fraction(1001, 1000))).encoding.value.is_zero  # rounds up, to 2^-24
+    exponent = fp16.emin - fp16.mantissa_bits - 1
+    assert f"up to half of it, 2^{exponent}, round to zero" in SCENARIOS["tiny_gradients"].explanation
 
 
 def test_baseline_every_recipe_reaches_about_the_same_loss():
