@@ -47,7 +47,7 @@ class PublishedAccelerator:
     id: str
     name: str
     maker: str
-    year: int
+    year: int  # the year the maker announced it (see published_peaks.json)
     device_names: tuple[str, ...]  # what torch.cuda.get_device_name calls it: links measurements to these peaks
     peaks: tuple[Peak, ...]
 

@@ -24,6 +24,7 @@ router = APIRouter()
 FAMILIES = (
     ("FP64", ("float64",)), ("FP32", ("float32",)), ("TF32", ("tfloat32",)), ("FP16", ("float16",)),
     ("BF16", ("bfloat16",)), ("FP8", ("float8_e4m3fn", "float8_e4m3fnuz")), ("INT8", ("int8",)),
+    ("FP6", ("float6_e2m3fn", "float6_e3m2fn")), ("FP4", ("float4_e2m1fn",)),
 )
 
 
@@ -42,13 +43,21 @@ def as_published(value: float) -> str:
 
 
 def _published_rows(accelerators: tuple[PublishedAccelerator, ...]) -> list[dict[str, Any]]:
+    """One row per format family that some accelerator has a peak for; "—" in the template where one has none."""
     rows = []
     for family, format_ids in FAMILIES:
         cells = [[{"peak": p, "dense": as_published(p.dense), "sparse": p.sparse and as_published(p.sparse)}
                   for p in a.peaks if p.format in format_ids] for a in accelerators]
-        unit = next(p.unit for a in accelerators for p in a.peaks if p.format in format_ids)
-        rows.append({"family": family, "format": format_ids[0], "unit": unit, "cells": cells})
+        unit = next((p.unit for a in accelerators for p in a.peaks if p.format in format_ids), None)
+        if unit:
+            rows.append({"family": family, "format": format_ids[0], "unit": unit, "cells": cells})
     return rows
+
+
+def _with_matrix_peak(accelerators: tuple[PublishedAccelerator, ...], format_id: str) -> str:
+    """The accelerators with a matrix-unit peak for a format, as a list in a sentence: "A, B and C"."""
+    names = [a.name for a in accelerators if any(p.format == format_id and p.engine == "tensor" for p in a.peaks)]
+    return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else "".join(names)
 
 
 def _matching(file: MeasuredFile, accelerators: tuple[PublishedAccelerator, ...]) -> PublishedAccelerator | None:
@@ -73,6 +82,8 @@ def _data() -> dict[str, Any]:
     return {
         "accelerators": accelerators,
         "published_rows": _published_rows(accelerators),
+        "fp64_matrix": _with_matrix_peak(accelerators, "float64"),
+        "fp32_matrix": _with_matrix_peak(accelerators, "float32"),
         "measured": [_measured_view(f, accelerators) for f in load_measured()],
         "training": load_training(),
     }

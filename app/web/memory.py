@@ -39,8 +39,9 @@ PARTS = (("weights", "Weights", "weights"), ("master_weights", "FP32 master weig
 STAGE_SHARDS = ("nothing", "optimizer states and master weights", "… and gradients", "… and weights: everything")
 OPTIMIZER_NAMES = {"adam": "Adam", "sgd": "SGD with momentum"}
 PARAMS_DOC = "number of parameters: 7B, 70B, 1.5T, 350M, 7e9 or 7000000000"
-NOT_INCLUDED = ("Activations, the KV cache, temporary buffers and the framework's own memory are not included: "
-                "these are the parts that grow with the number of parameters only.")
+NOT_INCLUDED = ("The calculator counts only what grows with the number of parameters. Activations, the KV cache, "
+                "temporary buffers and the framework's own memory are left out: activations and the KV cache grow "
+                "with the batch size and the sequence length instead.")
 UNITS = "GB is 10^9 bytes; GiB is 2^30 bytes."
 
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 from fastapi.testclient import TestClient
 from markupsafe import escape
 
-from app.hardware.datafiles import load_measured, load_published, load_training
-from app.web.hardware import as_published, throughput
+from app.hardware.datafiles import DATA_DIR, load_measured, load_published, load_training
+from app.web.hardware import FAMILIES, as_published, throughput
 
 
 def test_published_table_shows_every_accelerator_and_figure(client: TestClient) -> None:
@@ -66,3 +68,67 @@ def test_number_formats() -> None:
     assert [throughput(x) for x in (1407, 51, 0.0541234, 0.2, 779.4, 12.345)] == [
         "1,407", "51", "0.0541", "0.2", "779", "12.3"]
     assert [as_published(x) for x in (9.7, 1978.9, 125)] == ["9.7", "1,978.9", "125"]
+
+
+def _b200() -> dict[str, Any]:
+    """The B200 as the data file has it, read directly rather than through the loader the page uses."""
+    document = json.loads((DATA_DIR / "published_peaks.json").read_text(encoding="utf-8"))
+    return next(a for a in document["accelerators"] if a["id"] == "b200-sxm")
+
+
+def _row(html: str, family: str) -> list[str]:
+    """The cells of one row of the published table, one per accelerator in the data file's order."""
+    row = html.split(f'<tr data-family="{family}">')[1].split("</tr>")[0]
+    return row.split("<td")[1:]
+
+
+def test_b200_column_shows_every_dense_and_sparse_figure(client: TestClient) -> None:
+    html = client.get("/learn/hardware").text
+    b200 = _b200()
+    assert b200["device_names"] == ["NVIDIA B200"]
+    column = [a.id for a in load_published()].index("b200-sxm")
+    family_of = {format_id: family for family, format_ids in FAMILIES for format_id in format_ids}
+    assert {peak["format"] for peak in b200["peaks"]} >= {"float4_e2m1fn", "float6_e2m3fn", "float8_e4m3fn"}
+    for peak in b200["peaks"]:
+        assert peak["source"].strip(), peak
+        assert peak["sparse"] is None or peak["sparse"] == 2 * peak["dense"], peak
+        cell = _row(html, family_of[peak["format"]])[column]
+        assert f'data-format="{peak["format"]}" data-dense="{peak["dense"]}">{as_published(peak["dense"])}' in cell
+        if peak["sparse"] is not None:
+            assert f"{as_published(peak['sparse'])} with sparsity" in cell
+        assert str(escape(peak["source"])) in html
+
+
+def test_fp6_and_fp4_rows_show_a_dash_where_there_is_no_figure(client: TestClient) -> None:
+    html = client.get("/learn/hardware").text
+    for family, format_ids in FAMILIES[-2:]:
+        assert family in ("FP6", "FP4")
+        assert f'<a href="/visualise/{format_ids[0]}">{family}</a>' in html
+        for accelerator, cell in zip(load_published(), _row(html, family), strict=True):
+            has_peak = any(p.format in format_ids for p in accelerator.peaks)
+            assert ("data-dense=" in cell) is has_peak and ("—" in cell) is not has_peak, (family, accelerator.id)
+
+
+def test_matrix_unit_sentence_comes_from_the_data(client: TestClient) -> None:
+    html = client.get("/learn/hardware").text
+    paragraph = html.split("data-engines")[1].split("</p>")[0]
+    for format_id, attribute in (("float64", "data-fp64-matrix"), ("float32", "data-fp32-matrix")):
+        listed = paragraph.split(attribute)[1].split("</span>")[0]
+        with_matrix_peak = [a for a in load_published()
+                            if any(p.format == format_id and p.engine == "tensor" for p in a.peaks)]
+        assert with_matrix_peak, format_id
+        for accelerator in load_published():
+            assert (accelerator.name in listed) is (accelerator in with_matrix_peak), (format_id, accelerator.id)
+    text = " ".join(re.sub(r"<[^>]+>", " ", html).split())
+    assert re.search(r"NVIDIA[- ]only|only (on )?NVIDIA|only NVIDIA", text, re.IGNORECASE) is None
+    assert any(p.format == "tfloat32" for a in load_published() if a.maker != "NVIDIA" for p in a.peaks)
+
+
+def test_block_scaled_fp4_is_explained_with_links(client: TestClient) -> None:
+    html = client.get("/learn/hardware").text
+    paragraph = html.split("data-block-formats")[1].split("</p>")[0]
+    assert "NVFP4" in paragraph and "16" in paragraph and "E4M3" in paragraph
+    assert "MXFP4" in paragraph and "32" in paragraph and "E8M0" in paragraph
+    for href in ("/visualise/float4_e2m1fn", "/learn/quantisation"):
+        assert f'href="{href}' in paragraph
+        assert client.get(href).status_code == 200

@@ -35,6 +35,14 @@ def test_page_shows_the_known_figures(client: TestClient) -> None:
     assert "Activations" in not_included and "10<sup>9</sup> bytes" in not_included
 
 
+def test_not_included_says_what_is_counted_and_why_the_rest_is_not(client: TestClient) -> None:
+    for text in (client.get("/learn/memory").text.split("data-not-included")[1].split("</p>")[0],
+                 client.get("/api/memory", params={"params": "7B"}).json()["not_included"]):
+        assert "counts only what grows with the number of parameters" in text
+        assert "batch size" in text and "sequence length" in text
+        assert "parts that grow with the number of parameters only" not in text  # read as describing the excluded
+
+
 def test_chosen_figures_follow_the_query(client: TestClient) -> None:
     html = client.get("/learn/memory?params=70B&format=float32&recipe=fp32&optimizer=sgd&devices=4&stage=0").text
     assert _text(html, "data-weights-gb") == "280 GB"
