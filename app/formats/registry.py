@@ -36,12 +36,13 @@ SCALAR_FORMATS: tuple[FormatSpec, ...] = (
     _float("float32", "FP32 (single)", 8, 23, 127,
            summary="IEEE 754 binary32: the default for training and master weights."),
     _float("tfloat32", "TF32", 8, 10, 127, in_ml_dtypes=False, storage_bits=32,
-           summary="NVIDIA tensor-core input format: FP32's range with FP16's 10 mantissa bits, held in 32 bits."),
+           summary="Matrix-unit input format (NVIDIA from A100, AMD MI300X): FP32's exponent range with FP16's "
+                   "10 mantissa bits, held in 32 bits."),
     _float("float16", "FP16 (half)", 5, 10, 15,
            summary="IEEE 754 binary16: fast, max 65504, but nothing below 2^-24 ≈ 6e-8, so small gradients "
                    "underflow and need loss scaling."),
     _float("bfloat16", "BF16 (brain float)", 8, 7, 127,
-           summary="FP32's exponent with 7 mantissa bits: FP32's range at half the memory."),
+           summary="FP32's exponent with 7 mantissa bits: nearly FP32's range at half the memory."),
     _float("float8_e4m3fn", "FP8 E4M3 (OCP)", 4, 3, 7, "fn",
            summary="OCP FP8 for weights and activations: no inf, max 448, one NaN per sign."),
     _float("float8_e5m2", "FP8 E5M2 (OCP)", 5, 2, 15,

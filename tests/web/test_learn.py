@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 from html.parser import HTMLParser
 from urllib.parse import urlsplit
@@ -10,7 +11,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
-from app.formats import FORMATS, decode, encode, parse_number, ulp
+from app.formats import FORMATS, Real, decode, encode, get_format, next_up, parse_number, ulp
 from app.formats.blocks import quantize_blocks
 from app.formats.vector import round_to_format
 from app.learn import DISTRIBUTIONS, SCALES, measure_formats, sample_tensor
@@ -372,3 +373,282 @@ def test_the_site_links_the_guides(client):
     assert "/learn" in {a["href"] for tag, a in home.tags if tag == "a"}
     guide = Page(client.get("/learn/quantisation").text)
     assert [a.get("aria-current") for tag, a in guide.tags if tag == "a" and a.get("href") == "/learn"][0] == "page"
+
+
+# -- the edges of each format's range, where FP8 came from, and the training sections -------------
+
+
+MP = "/learn/mixed-precision-training"
+
+
+def prose(html: str) -> str:
+    """The page's source with every run of white space made one space, so sentences match across line breaks."""
+    return " ".join(html.split())
+
+
+def section(html: str, section_id: str) -> str:
+    start = html.index(f'<section aria-labelledby="{section_id}">')
+    return prose(html[start:html.index("</section>", start)])
+
+
+def about(x: Fraction | float, digits: int) -> str:
+    """x as the guides write a rounded power of ten: ≈ 2.98 × 10<sup>−8</sup>."""
+    mantissa, exponent = f"{float(x):.{digits}e}".split("e")
+    return f"{mantissa} × 10<sup>{int(exponent)}</sup>".replace("-", "−")
+
+
+def stored(spec, x: Fraction | float | str, **how) -> Fraction | str:
+    """What the core stores for x: the exact value, or 'inf' or 'nan'."""
+    value = parse_number(x) if isinstance(x, str) else Real.of(Fraction(x))
+    enc = encode(spec, value, **how).encoding
+    return enc.value.fraction if enc.cls not in ("inf", "nan") else enc.cls
+
+
+def spacing(spec, x: Fraction | float) -> Fraction:
+    """The ULP of x in the format: the gap to the next value of larger magnitude."""
+    gap = ulp(encode(spec, Real.of(Fraction(x))).encoding)
+    assert gap is not None
+    return gap
+
+
+def visualised(client, url: str) -> str:
+    return Page(client.get(url, headers=HX).text).texts_of("data-stored")[0]
+
+
+def term_text(client, term_id: str) -> str:
+    """The source of one glossary entry, white space made single."""
+    html = client.get("/learn/glossary").text
+    start = html.index(f'<div class="term" id="{term_id}"')
+    return prose(html[start:html.index("</div>", start)])
+
+
+def toc_anchors(html: str) -> list[str]:
+    start = html.index('<nav class="toc"')
+    return re.findall(r'href="#([^"]+)"', html[start:html.index("</nav>", start)])
+
+
+@pytest.mark.parametrize("url", GUIDE_URLS)
+def test_each_guides_table_of_contents_lists_its_sections_in_order(client, url):
+    html = client.get(url).text
+    page = Page(html)
+    sections = [a["aria-labelledby"] for tag, a in page.tags if tag == "section"]
+    assert toc_anchors(html) == sections
+    headings = [a["id"] for tag, a in page.tags if tag == "h2" and "id" in a]
+    assert set(sections) <= set(headings)
+
+
+@pytest.mark.parametrize("url", GUIDE_URLS)
+def test_every_link_in_a_guide_resolves_and_its_anchor_exists(client, url):
+    page = Page(client.get(url).text)
+    hrefs = {a["href"] for tag, a in page.tags if tag == "a" and a.get("href", "").startswith(("/", "#"))}
+    for href in hrefs:
+        target, _, anchor = href.partition("#")
+        response = client.get(target or url)
+        assert response.status_code == 200, href
+        if anchor and anchor != "main":
+            assert anchor in Page(response.text).ids(), href
+
+
+def test_the_new_training_sections_are_in_the_table_of_contents(client):
+    html = client.get(MP).text
+    page = Page(html)
+    sections = toc_anchors(html)
+    for new in ("fp16-accumulation", "optimizer-states", "stochastic-rounding", "fp8-scaling"):
+        assert new in sections and new in page.ids()
+    assert sections.index("fp8-scaling") == sections.index("fp8") + 1
+    assert sections.index("fp16-accumulation") == sections.index("accumulation") + 1
+    assert sections[-2:] == ["next-steps", "faq"]
+
+
+def test_fp8_is_credited_to_the_2022_paper_and_ofp8_to_2023(client):
+    text = prose(client.get("/learn/number-formats").text)
+    assert "published by NVIDIA, Arm and Intel in 2022" not in text
+    assert "proposed by NVIDIA, Arm and Intel in the 2022 paper “FP8 Formats for Deep Learning”" in text
+    assert "(Micikevicius et al., arXiv:2209.05433)" in text
+    assert "OCP 8-bit Floating Point Specification (OFP8, revision 1.0) of 2023" in text
+    assert "Open Compute Project" in text and "AMD, Arm, Google, Intel, Meta and NVIDIA" in text
+
+
+def test_e4m3_overflow_is_told_as_each_library_does_it(client):
+    e4m3 = get_format("float8_e4m3fn")
+    beyond = e4m3.max + spacing(e4m3, e4m3.max)
+    midpoint = (e4m3.max + beyond) / 2
+    assert (e4m3.max, beyond, midpoint) == (448, 480, 464)
+    assert decode(e4m3, 0x7F).cls == "nan"
+    assert stored(e4m3, midpoint) == 448 and stored(e4m3, midpoint + Fraction(1, 2**20)) == "nan"
+    assert stored(e4m3, "470") == "nan" and stored(e4m3, "470", overflow="saturate") == 448
+    assert visualised(client, "/visualise/float8_e4m3fn?value=470") == "nan"
+    assert visualised(client, "/visualise/float8_e4m3fn?value=470&overflow=saturate") == "448"
+    text = prose(client.get("/learn/number-formats").text)
+    assert "value past E4M3's max" not in text
+    assert (f"Values up to {midpoint}, the midpoint between {e4m3.max} and the {beyond} that the NaN pattern 0x7f"
+            in text)
+    assert f"values above {midpoint}" in text and "become NaN" in text
+    assert "PyTorch's <code>.to(torch.float8_e4m3fn)</code> (2.13, the version this project pins) saturates to ±448" \
+        in text
+    assert "Transformer Engine saturates too" in text and "__NV_SATFINITE" in text
+    assert "a conversion may saturate to the largest value or not (its saturation mode)" in text
+    assert 'href="/visualise/float8_e4m3fn?value=470"' in text
+    assert 'href="/visualise/float8_e4m3fn?value=470&amp;overflow=saturate"' in text
+    assert "NaN as ml_dtypes casts it (PyTorch would saturate to 448)" in text
+    assert f"values above {midpoint}" in term_text(client, "nan")
+    assert "Transformer Engine saturate to ±448" in term_text(client, "saturation")
+    assert f"Past {midpoint} a cast gives NaN (ml_dtypes) or, saturating, 448" in term_text(client, "fp8-e4m3")
+    quantisation = prose(client.get("/learn/quantisation").text)
+    assert "past 448 into NaN" not in quantisation
+    assert f"values above {midpoint} into NaN (a saturating cast, as in PyTorch, would store 448)" in quantisation
+
+
+def test_e5m2_overflows_to_infinity_from_the_midpoint_above_its_max(client):
+    e5m2 = get_format("float8_e5m2")
+    midpoint = e5m2.max + spacing(e5m2, e5m2.max) / 2
+    assert midpoint == 61440
+    assert stored(e5m2, midpoint) == "inf" and stored(e5m2, midpoint - 1) == e5m2.max
+    text = prose(client.get("/learn/number-formats").text)
+    assert (f'give infinity from <a href="/visualise/float8_e5m2?value={midpoint}">{midpoint}</a>, the midpoint above '
+            f"{e5m2.max}, up") in text
+
+
+def test_fp16_underflow_starts_at_half_the_smallest_subnormal(client):
+    f16 = get_format("float16")
+    assert f16.min_subnormal is not None
+    half = f16.min_subnormal / 2
+    assert exponent_of(half) == -25
+    assert stored(f16, half) == 0  # a tie, and 0 is the even neighbour
+    assert stored(f16, half + Fraction(1, 2**40)) == f16.min_subnormal
+    assert stored(f16, "4e-8") == f16.min_subnormal and stored(f16, "0x1p-25") == 0
+    for url in ("/learn/number-formats", MP):
+        text = prose(client.get(url).text)
+        assert f"{power(-24)} ≈ {about(f16.min_subnormal, 2)}" in text
+        assert "at or below half of" in text and f"{power(-25)} ≈ {about(half, 2)}" in text
+        assert f"({power(-25)} itself is a tie and goes to the even neighbour, 0)" in text
+        assert f"between {power(-25)} and {power(-24)}" in text and f"rounds up to {power(-24)}" in text
+        assert "A gradient below half of that rounds to zero" not in text
+        assert "Smaller gradients round to zero" not in text
+    assert f"values at or below {power(-25)} round to zero" in term_text(client, "fp16")
+
+
+def test_tf32_loses_fp32s_top_and_bottom_edges(client):
+    tf32, f32, bf16 = get_format("tfloat32"), get_format("float32"), get_format("bfloat16")
+    assert tf32.max == (2 - Fraction(1, 2**10)) * 2**127 and f32.max == (2 - Fraction(1, 2**23)) * 2**127
+    threshold = (2 - Fraction(1, 2**11)) * 2**127
+    below = threshold - spacing(f32, threshold)
+    assert stored(f32, below) == below  # the largest FP32 value that TF32 still holds as finite
+    assert stored(tf32, threshold) == "inf" and stored(tf32, f32.max) == "inf" and stored(tf32, below) == tf32.max
+    assert stored(bf16, threshold) == "inf"
+    assert tf32.min_subnormal == Fraction(1, 2**136) and f32.min_subnormal == Fraction(1, 2**149)
+    assert stored(tf32, Fraction(1, 2**137)) == 0
+    assert stored(tf32, Fraction(1, 2**137) + f32.min_subnormal) == tf32.min_subnormal
+    assert visualised(client, "/visualise/tfloat32?value=0x1.fffffep127") == "inf"
+    text = prose(client.get("/learn/number-formats").text)
+    assert "nothing overflows or underflows that would not in FP32" not in text
+    assert f"(2 − {power(-10)}) × {power(127)} ≈ {about(tf32.max, 4)}" in text
+    assert f"(2 − {power(-23)}) × {power(127)} ≈ {about(f32.max, 4)}" in text
+    assert f"from (2 − {power(-11)}) × {power(127)} ≈ {about(threshold, 4)} up, FP32's largest value included" in text
+    assert f"≈{about(bf16.max, 4)}" in text
+    assert f"smallest subnormal is {power(-136)}" in text and f"at or below {power(-137)} round to zero" in text
+    assert power(-149) in text and "flush subnormals" in text
+    glossary = term_text(client, "tf32")
+    assert "with FP32's range" not in glossary
+    assert f"≈{about(tf32.max, 4)}" in glossary and f"≈{about(threshold, 4)}" in glossary
+
+
+def test_the_stochastic_rounding_entry_weighs_each_neighbour_by_the_other(client):
+    entry = term_text(client, "stochastic-rounding")
+    assert "proportional to the distance to each neighbour" not in entry
+    assert "proportional to the distance to the other neighbour" in entry
+    assert "(x − lo)/(hi − lo)" in entry and "(hi − x)/(hi − lo)" in entry and "exactly x" in entry
+    links = {a["href"] for a in Page(client.get("/learn/glossary").text).having("data-shown")}
+    assert f"{MP}#stochastic-rounding" in links
+
+
+def test_the_stochastic_rounding_section_states_what_the_core_does(client):
+    bf16 = get_format("bfloat16")
+    x = parse_number("1.001")
+    below = encode(bf16, x, rounding="toward_zero").encoding
+    above = next_up(below)
+    assert above is not None
+    lo, hi = below.value.fraction, above.value.fraction
+    up = (x.fraction - lo) / (hi - lo)
+    assert (lo, hi, up) == (1, 1 + Fraction(1, 128), Fraction(128, 1000))
+    assert stored(bf16, "1.001") == 1  # round to nearest loses the update, every time
+    runs = [stored(bf16, "1.001", rounding="stochastic", seed=seed) for seed in range(1000)]
+    ups, downs = runs.count(hi), runs.count(lo)
+    assert ups + downs == len(runs)
+    assert abs(ups / len(runs) - 1 / 8) < 0.03  # "about one seed in eight"
+    assert abs(float((ups * hi + downs * lo) / len(runs)) - 1.001) < 4e-4  # unbiased: the mean follows x
+    assert runs[1] == 1 and visualised(client, "/visualise/bfloat16?value=1.001&rounding=stochastic&seed=1") == "1"
+    text = section(client.get(MP).text, "stochastic-rounding")
+    assert "proportional to the distance to the other neighbour" in text
+    assert f"1 + {power(-7)} = 1.0078125" in text and f"0.001/{power(-7)} = {float(up):g}" in text
+    assert "is stored as 1 with seed 1" in text and "about one seed in eight gives 1.0078125" in text
+    assert 'href="/visualise/bfloat16?value=1.001&amp;rounding=stochastic&amp;seed=1"' in text
+    assert "arXiv:1502.02551" in text and "Zamirai et al. (2020)" in text
+    assert 'href="/learn/glossary#stochastic-rounding"' in text
+
+
+def test_the_fp16_accumulation_section_states_the_trade(client):
+    f16 = get_format("float16")
+    assert spacing(f16, 2048) == 2 and stored(f16, "2049") == 2048
+    text = section(client.get(MP).text, "fp16-accumulation")
+    assert "<code>CUBLAS_COMPUTE_16F</code>" in text
+    fp16_acc, fp32_acc = Fraction("165.2"), Fraction("82.6")
+    assert fp16_acc == 2 * fp32_acc and "twice the rate" in text
+    assert "RTX 4090 165.2 dense TFLOP/s in FP16 with FP16 accumulation, against 82.6 with FP32" in text
+    assert "“NVIDIA ADA GPU Architecture” whitepaper (Appendix A)" in text
+    assert "same peak rate as FP32 accumulation" in text
+    assert "has reached 2048 can no longer add 1, because the spacing there is 2" in text
+    assert 'href="/visualise/float16?value=2049">2049 is stored as 2048' in text
+    assert "swamping" in text and "for inference" in text
+
+
+def test_the_fp8_scaling_section_names_each_way_and_its_source(client):
+    assert "fp8_hybrid_delayed" in RECIPES
+    text = section(client.get(MP).text, "fp8-scaling")
+    assert "<code>fp8_hybrid_delayed</code>" in text and "amax history of earlier steps" in text
+    assert "<code>Float8CurrentScaling</code>" in text and "one extra pass" in text
+    assert "DeepSeek-V3 (DeepSeek-AI, 2024, arXiv:2412.19437)" in text
+    assert "E4M3 for all its FP8 tensors, forward and backward" in text
+    assert "per 1 × 128 tile" in text and "per 128 × 128 block" in text
+    assert "about 14 bits" in text and "every 128 elements of the inner dimension" in text
+    assert FORMATS["mxfp8_e4m3"].block_size == 32 and "32 elements share one E8M0 power-of-two scale" in text
+    e5m2 = get_format("float8_e5m2")
+    assert e5m2.mantissa_bits == 2 and e5m2.epsilon == Fraction(1, 4)  # so half an ULP is 1/8 of a value at most
+    assert f"E5M2 has 2 mantissa bits, so its relative rounding error is up to {power(-3)} = 12.5%" in text
+    assert "arXiv:2209.05433" in text and "E4M3 throughout" in text
+
+
+def test_the_optimizer_states_section_counts_bytes_the_core_agrees_with(client):
+    nbytes = {f: int(FORMATS[f].bytes_per_value) for f in ("int8", "bfloat16", "float32")}
+    assert bytes_per_param(RECIPES["fp32"], "adam")["optimizer_states"] == 2 * nbytes["float32"] == 8
+    bf16 = bytes_per_param(RECIPES["bf16"], "adam")
+    assert bf16["weights"] + bf16["master_weights"] == nbytes["bfloat16"] + nbytes["float32"] == 6
+    assert {"bf16", "bf16_no_master"} <= set(RECIPES)
+    text = section(client.get(MP).text, "optimizer-states")
+    assert f"Both moments then take {2 * nbytes['int8']} bytes per parameter instead of 8" in text
+    assert f"{2 * nbytes['bfloat16']} bytes for both instead of 8" in text
+    assert (f"{nbytes['bfloat16']} + {nbytes['bfloat16']} = {2 * nbytes['bfloat16']} bytes per parameter, instead of "
+            f"{nbytes['bfloat16']} + {nbytes['float32']} = 6") in text
+    assert "(Dettmers et al., 2021, “8-bit Optimizers via Block-wise Quantization”, arXiv:2110.02861" in text
+    assert "blocks of 2048 values" in text and "absmax scale" in text and "bitsandbytes" in text
+    assert "(2020, “Revisiting BFloat16 Training”, arXiv:2010.06192)" in text and "AnyPrecisionAdamW" in text
+    assert 'href="/train?scenario=small_updates&amp;recipe=bf16&amp;recipe=bf16_no_master"' in text
+
+
+def test_the_glossary_links_the_new_sections(client):
+    links = {a["href"] for a in Page(client.get("/learn/glossary").text).having("data-shown")}
+    for anchor in ("fp16-accumulation", "optimizer-states", "stochastic-rounding", "fp8-scaling"):
+        assert f"{MP}#{anchor}" in links
+    terms = [a["id"] for a in Page(client.get("/learn/glossary").text).having("data-term")]
+    assert {"kahan-summation", "eight-bit-optimizer", "current-scaling", "swamping", "fp16-accumulation"} <= set(terms)
+
+
+def test_nf4_stores_only_an_exact_zero_without_error(client):
+    nf4 = get_format("nf4")
+    assert 0 in nf4.codebook
+    exact, near = encode(nf4, parse_number("0")), encode(nf4, parse_number("0.01"))
+    assert exact.error.fraction == 0
+    assert near.encoding.value.fraction == 0 and near.error.fraction == Fraction(-1, 100)
+    text = prose(client.get("/learn/quantisation").text)
+    assert "weights that are exactly zero, such as padding, are stored without error" in text
+    assert "a weight close enough to zero rounds to 0, and its error is the weight itself" in text
