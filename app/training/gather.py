@@ -15,11 +15,12 @@ SERIES = ("loss", "accuracy", "underflow_fraction", "nonfinite_count", "loss_sca
 
 
 def gather(events: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """The result of POST /api/train (see `runner.run`) from the start, step and done events of one run."""
+    """The result of POST /api/train (see `runner.run`) from the start, step, diverged and done events of one run."""
     events = iter(events)
     start = next(events)
     recipes: dict[str, dict[str, Any]] = {
-        recipe_id: {**info, **{name: [] for name in SERIES}, "skipped_steps": [], "histograms": []}
+        recipe_id: {**info, **{name: [] for name in SERIES}, "skipped_steps": [], "histograms": [],
+                    "diverged": None}
         for recipe_id, info in start["recipes"].items()
     }
     for event in events:
@@ -27,6 +28,9 @@ def gather(events: Iterable[dict[str, Any]]) -> dict[str, Any]:
             for recipe_id, final in event["recipes"].items():
                 recipes[recipe_id].update(final)
             break
+        if event["type"] == "diverged":
+            recipes[event["recipe"]]["diverged"] = {"step": event["step"], "detail": event["detail"]}
+            continue
         for recipe_id, values in event["recipes"].items():
             record = recipes[recipe_id]
             for name in SERIES:

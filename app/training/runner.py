@@ -6,6 +6,8 @@
   "gradient_range"}}, "n_params": n}
 - {"type": "step", "step": n (1-based), "recipes": {id: {"loss", "accuracy", "underflow_fraction",
   "nonfinite_count", "loss_scale", "skipped", "update_ratio"}}, "histograms": {id: {...}} every few steps}
+- {"type": "diverged", "step": n, "recipe": id, "detail": a sentence}, once, right after the step at which the
+  recipe's dynamic loss scale backed off to 0 (every step had inf or NaN gradients): the run has diverged
 - {"type": "done", "recipes": {id: {"final_loss", "final_accuracy", "test_loss", "test_accuracy",
   "decision_grid"}}}, where decision_grid is {"x": [...], "y": [...], "values": [[...] per y]}: the predicted
   class (classification) or value (regression) on a grid over the inputs, for drawing the decision boundary
@@ -75,6 +77,8 @@ def _events(config: ResolvedConfig) -> Iterator[Event]:
     }
     every = max(1, config.steps // HISTOGRAM_SNAPSHOTS)
     batches = batch_indices(len(data.x_train), config.batch_size, config.seed)
+    skipping_since: dict[str, int] = {}  # the first step of each recipe's current run of skipped steps
+    diverged: set[str] = set()
     for step in range(1, config.steps + 1):
         rows = next(batches)
         x, y = data.x_train[rows], data.y_train[rows]
@@ -95,7 +99,21 @@ def _events(config: ResolvedConfig) -> Iterator[Event]:
         if with_histogram:
             event["histograms"] = {recipe_id: s.histogram for recipe_id, s in stats.items()}
         yield event
+        for recipe_id, s in stats.items():
+            if not s.skipped:
+                skipping_since.pop(recipe_id, None)
+                continue
+            since = skipping_since.setdefault(recipe_id, step)
+            if trainers[recipe_id].scaler.collapsed and recipe_id not in diverged:
+                diverged.add(recipe_id)
+                yield {"type": "diverged", "step": step, "recipe": recipe_id, "detail": _collapse(since, step)}
     yield {"type": "done", "recipes": {recipe_id: _final(t, data) for recipe_id, t in trainers.items()}}
+
+
+def _collapse(since: int, step: int) -> str:
+    return (f"The run diverged: every step from step {since} on had inf or NaN gradients, so the dynamic loss "
+            f"scale halved at each of them and reached 0 at step {step}, where torch.amp.GradScaler's would stay. "
+            "No later step can update the weights.")
 
 
 def _final(trainer: RecipeTrainer, data: Dataset) -> Event:
@@ -131,7 +149,8 @@ def run(config: TrainConfig) -> dict[str, Any]:
     "update_ratio"; "skipped_steps" (the 1-based numbers of the steps the scaler skipped); "histograms"
     ([{"step", "exponents", "counts", "zeros", "nonfinite"}]) with "gradient_range" beside them;
     "bytes_per_param"; "final_loss" and "final_accuracy" on the whole training set; "test_loss" and
-    "test_accuracy" on the test set; "decision_grid".
+    "test_accuracy" on the test set; "decision_grid"; "diverged": null, or {"step", "detail"} from the
+    diverged event.
     """
     return gather(stream(config))
 

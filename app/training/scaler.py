@@ -34,8 +34,14 @@ class NoLossScaler:
     def unscale(self, grads: np.ndarray) -> tuple[np.ndarray, bool]:
         """The FP32 gradients divided by the scale, and whether any stored gradient was inf or NaN."""
         found_inf = not bool(np.isfinite(grads).all())
-        inv_scale = np.float32(1.0 / float(self.scale))  # GradScaler: scale.double().reciprocal().float()
+        with np.errstate(divide="ignore"):  # a scale that backed off to 0 has the reciprocal inf, as in torch
+            inv_scale = np.float32(np.reciprocal(np.float64(self.scale)))  # scale.double().reciprocal().float()
         return (grads if inv_scale == 1 else grads * inv_scale), found_inf
+
+    @property
+    def collapsed(self) -> bool:
+        """Whether the scale has backed off to 0, where torch's GradScaler stays: every update is then NaN."""
+        return not self.scale
 
     def update(self, found_inf: bool) -> None:
         """Nothing to adapt."""

@@ -35,6 +35,7 @@ class FinalRow:
     name: str
     shown: dict[str, str]
     exact: dict[str, str]
+    diverged: str | None  # the sentence of the run's diverged event
 
 
 FINAL_COLUMNS = (
@@ -57,7 +58,8 @@ def final_rows(result: dict[str, Any]) -> list[FinalRow]:
         shown = {name: approx(value) for name, value in values.items()}
         for name in ("final_accuracy", "test_accuracy", "underflow"):
             shown[name] = percent(values[name])
-        rows.append(FinalRow(recipe_id, r["name"], shown, {name: repr(v) for name, v in values.items()}))
+        rows.append(FinalRow(recipe_id, r["name"], shown, {name: repr(v) for name, v in values.items()},
+                             r["diverged"] and r["diverged"]["detail"]))
     return rows
 
 

@@ -96,6 +96,13 @@ function handle(current, uPlot, event) {
     syncUrl(true);
     // the table of final numbers comes from the server, which has just cached this run
     window.htmx.ajax("GET", `${page}?${current.query}&run=1`, { target: "#train-final", select: "#train-final", swap: "outerHTML" });
+  } else if (event.type === "diverged") {
+    const item = document.createElement("li");
+    item.dataset.recipe = event.recipe;
+    const name = document.createElement("strong");
+    name.textContent = current.start.recipes[event.recipe].name;
+    item.append(name, `: ${event.detail}`);
+    $("[data-live-diverged]").append(item);
   } else if (event.type === "error") {
     // the server stopped the run (its time limit); its sentence says why
     Object.assign(state, { status: "error", message: event.detail });
@@ -120,6 +127,7 @@ async function start() {
   syncUrl(false);
   $("[data-finished]")?.remove(); // the server's charts of an earlier run
   $("#train-final").replaceChildren();
+  $("[data-live-diverged]").replaceChildren();
   $("[data-boundaries]").replaceChildren(boundaryNote);
   live.hidden = false;
   render();

@@ -118,8 +118,9 @@ export class LiveCharts {
     this.x.push(event.step);
     this.ids.forEach((id, i) => {
       const values = event.recipes[id];
-      for (const name of SERIES) this.values[name][i].push(values[name]);
-      if (values.skipped) this.skipped[i].push([event.step, values.loss_scale]);
+      // a log scale has no place for 0: a loss scale that backed off to 0 (a diverged run) leaves a gap
+      for (const name of SERIES) this.values[name][i].push(Y_SCALES[name].log && !(values[name] > 0) ? null : values[name]);
+      if (values.skipped && values.loss_scale > 0) this.skipped[i].push([event.step, values.loss_scale]);
     });
     if (!this.pending) {
       this.pending = true;

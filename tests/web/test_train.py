@@ -9,6 +9,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
+from markupsafe import escape
 
 from app.training import RECIPES, TrainConfig, run
 from app.web import train_runs
@@ -275,6 +276,30 @@ def test_the_stream_sends_start_each_step_in_order_and_done(client, runs):
     api = client.post("/api/train", json={**SHORT, "recipes": ["fp32", "bf16"]}).json()
     assert runs.computed == 1  # the stream filled the cache
     assert [e["recipes"]["bf16"]["loss"] for e in events[1:-1]] == api["recipes"]["bf16"]["loss"]
+
+
+# The configuration a held-out attack found (inside every limit): its loss scale backs off to 0 at step 171
+COLLAPSING = {"recipes": ["fp16_no_master"], "learning_rate": 1.0, "optimizer": "sgd", "width": 256, "depth": 6,
+              "batch_size": 128, "steps": 250, "seed": 5}
+COLLAPSING_QUERY = "recipe=fp16_no_master&lr=1.0&optimizer=sgd&width=256&depth=6&batch=128&steps=250&seed=5"
+
+
+def test_a_run_whose_loss_scale_collapses_says_it_diverged_on_the_stream_the_page_and_the_api(client, runs):
+    with client.stream("GET", f"/train/stream?{COLLAPSING_QUERY}") as response:
+        assert response.status_code == 200
+        events = frames(response.read().decode())
+    assert events[-1]["type"] == "done"  # not a cut stream
+    diverged = [e for e in events if e["type"] == "diverged"]
+    assert len(diverged) == 1 and diverged[0]["recipe"] == "fp16_no_master"
+    assert is_sentence(diverged[0]["detail"]) and "loss scale" in diverged[0]["detail"]
+    api = client.post("/api/train", json=COLLAPSING)
+    assert api.status_code == 200 and runs.computed == 1
+    recipe = api.json()["recipes"]["fp16_no_master"]
+    assert recipe["diverged"] == {"step": diverged[0]["step"], "detail": diverged[0]["detail"]}
+    assert recipe["loss_scale"][-1] == 0
+    page = client.get(f"/train?{COLLAPSING_QUERY}&run=1")
+    assert page.status_code == 200
+    assert "data-diverged" in page.text and str(escape(diverged[0]["detail"])) in page.text
 
 
 def test_the_stream_stops_training_when_its_client_goes_away(client, runs, monkeypatch):

@@ -90,6 +90,32 @@ def test_the_stream_yields_start_steps_and_done_and_can_stop_early():
     early.close()  # a client that goes away stops the run
 
 
+# SGD at the largest learning rate on a deep, narrow FP16 network: the loss turns NaN within 20 steps, and the
+# dynamic scaler then halves its scale at every step, 2^16 down to 0 in 166 halvings
+DIVERGING = TrainConfig(recipes=("fp32", "fp16_dynamic_scaling"), optimizer="sgd", learning_rate=1.0, width=64,
+                        depth=4, batch_size=32, steps=220, seed=0)
+
+
+def test_a_collapsed_loss_scale_is_a_diverged_event_and_the_run_goes_on_to_done():
+    events = list(stream(DIVERGING))
+    assert [e["type"] for e in events][-1] == "done"
+    diverged = [(i, e) for i, e in enumerate(events) if e["type"] == "diverged"]
+    assert len(diverged) == 1
+    index, event = diverged[0]
+    assert event["recipe"] == "fp16_dynamic_scaling" and events[index - 1]["step"] == event["step"]
+    later = [e["recipes"]["fp16_dynamic_scaling"] for e in events[index + 1:] if e["type"] == "step"]
+    assert later and all(v["loss_scale"] == 0 and v["skipped"] for v in later)
+    since = int(re.search(r"from step (\d+) on", event["detail"])[1])  # type: ignore[index]
+    steps = [e for e in events if e["type"] == "step"]
+    assert all(s["recipes"]["fp16_dynamic_scaling"]["skipped"] for s in steps[since - 1:event["step"]])
+    assert since == 1 or not steps[since - 2]["recipes"]["fp16_dynamic_scaling"]["skipped"]
+    assert f"reached 0 at step {event['step']}" in event["detail"]
+    result = run(DIVERGING)["recipes"]
+    assert result["fp16_dynamic_scaling"]["diverged"] == {"step": event["step"], "detail": event["detail"]}
+    assert result["fp32"]["diverged"] is None
+    json.dumps(result, allow_nan=False)
+
+
 def test_the_result_has_the_api_shape_and_is_json_safe():
     result = run(SMALL)
     assert result["config"]["steps"] == 12 and result["config"]["recipes"] == list(RECIPES)

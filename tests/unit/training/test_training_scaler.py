@@ -82,3 +82,28 @@ def test_make_scaler_by_recipe_kind():
 def test_invalid_settings_are_refused(kwargs):
     with pytest.raises(ValueError):
         DynamicLossScaler(**kwargs)
+
+
+def test_backing_off_past_the_smallest_fp32_reaches_zero_and_unscaling_then_gives_nan_not_an_error():
+    scaler = DynamicLossScaler(init_scale=2.0**-148)
+    scales, skipped = _drive(scaler, [INF, INF, INF])
+    assert scales == [2.0**-148, 2.0**-149, 0.0] and skipped == [1, 2, 3]
+    assert scaler.collapsed and scaler.scale == 0
+    unscaled, found_inf = scaler.unscale(np.array([0.0, 1.0], dtype=np.float32))
+    assert not found_inf  # the scaled gradients were finite; their unscaled values are not
+    assert np.isnan(unscaled[0]) and np.isinf(unscaled[1])
+
+
+def test_the_bottom_of_the_range_is_torchs():
+    torch = pytest.importorskip("torch")
+    scale, tracker = torch.tensor([2.0**-148]), torch.tensor([0], dtype=torch.int32)
+    ours = DynamicLossScaler(init_scale=2.0**-148)
+    for _ in range(3):
+        torch._amp_update_scale_(scale, tracker, torch.ones(1), 2.0, 0.5, 2000)
+        ours.update(found_inf=True)
+        assert float(ours.scale) == scale.item()
+    grads, found = [torch.tensor([0.0, 1.0])], torch.zeros(1)
+    torch._amp_foreach_non_finite_check_and_unscale_(grads, found, scale.double().reciprocal().float())
+    unscaled, found_inf = ours.unscale(np.array([0.0, 1.0], dtype=np.float32))
+    assert found_inf == bool(found.item())
+    np.testing.assert_array_equal(unscaled, grads[0].numpy())
