@@ -45,6 +45,9 @@ class Settings(BaseSettings):
     # Seconds a run may take before it is stopped and refused (503), a safety net: within the lab's limits a run
     # takes seconds, so one this slow means an overloaded process.
     train_max_seconds: float = Field(default=60, ge=0, le=3600)
+    # Seconds a streamed run waits for its client to take the next frames: a client that stops reading loses its
+    # run, and the run's slot goes back to the others, as it does at train_max_seconds whatever the client does.
+    train_send_timeout: float = Field(default=10, gt=0, le=600)
     # Largest request body (413 beyond it) and query string (414). The body limit leaves room for the largest
     # POST /api/blocks/quantize: 65536 values of up to 24 characters each, about 1.7 MB as JSON.
     max_body_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)

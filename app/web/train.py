@@ -6,12 +6,14 @@ the page streams /train/stream?<the same query> and draws every step as it comes
 
 from __future__ import annotations
 
+import asyncio
+import functools
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from app.formats import InputError
 from app.training import RECIPES, SCENARIOS
@@ -28,18 +30,45 @@ router = APIRouter()
 router.include_router(train_api.router)
 
 
+class _ClientStalled(Exception):
+    """The client took none of the frames sent to it in the time allowed."""
+
+
 class EventStream(StreamingResponse):
-    """Server-sent events; `on_close` runs however the response ends, the client going away included."""
+    """Server-sent events; `on_close` runs however the response ends, the client going away included.
+
+    A live run's stream also bounds each write, for a client that reads nothing (its socket's buffers full):
+    when its run's deadline passes during a write, `on_close` runs then, giving the run's slot back; when a
+    write has waited `send_timeout` seconds, the stream ends there, unfinished.
+    """
 
     media_type = "text/event-stream"
 
-    def __init__(self, content: AsyncIterator[bytes], on_close: Callable[[], None] | None = None) -> None:
+    def __init__(self, content: AsyncIterator[bytes], on_close: Callable[[], None] | None = None,
+                 send_timeout: float | None = None, seconds_left: Callable[[], float] | None = None) -> None:
         super().__init__(content, headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
-        self.on_close = on_close
+        self.on_close, self.send_timeout, self.seconds_left = on_close, send_timeout, seconds_left
+
+    async def _send_in_time(self, send: Send, message: Message) -> None:
+        assert self.send_timeout is not None and self.seconds_left is not None
+        sending = asyncio.ensure_future(send(message))
+        left = self.seconds_left()
+        if left < self.send_timeout:
+            await asyncio.wait({sending}, timeout=max(left, 0))
+            if not sending.done() and self.on_close:
+                self.on_close()  # the run's time is up while its client waits: its slot goes back now
+        await asyncio.wait({sending}, timeout=self.send_timeout)
+        if not sending.done():
+            sending.cancel()
+            raise _ClientStalled
+        sending.result()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        bounded = None if self.send_timeout is None else functools.partial(self._send_in_time, send)
         try:
-            await super().__call__(scope, receive, send)
+            await super().__call__(scope, receive, bounded or send)
+        except _ClientStalled:
+            pass  # the server closes a connection whose response ended unfinished
         finally:
             if self.on_close:
                 self.on_close()
@@ -97,4 +126,5 @@ def train_stream(request: Request, runs: RunsDep) -> Response:
         return JSONResponse({"detail": str(error)}, status_code=422)
     except RunsBusy as busy:
         return JSONResponse({"detail": str(busy)}, status_code=503, headers=busy.headers)
-    return EventStream(live.frames(), on_close=live.close)
+    return EventStream(live.frames(), on_close=live.close, send_timeout=runs.send_timeout,
+                       seconds_left=live.seconds_left)

@@ -28,6 +28,7 @@ MAX_CONCURRENT_RUNS = 2
 CACHE_RUNS = 64
 CACHE_BYTES = 64 * 2**20
 MAX_SECONDS = 60.0
+SEND_TIMEOUT = 10.0
 RETRY_AFTER_SECONDS = 2  # a default run takes about a second
 PULL_SECONDS = 0.03  # a live stream sends what it computed in this long, about 30 updates a second
 REPLAY_FRAMES = 100  # frames per write when a cached run is sent again
@@ -73,9 +74,9 @@ class TrainRuns:
 
     def __init__(self, max_concurrent: int = MAX_CONCURRENT_RUNS, cache_runs: int = CACHE_RUNS,
                  cache_bytes: int = CACHE_BYTES, max_seconds: float = MAX_SECONDS,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, send_timeout: float = SEND_TIMEOUT) -> None:
         self.max_concurrent = max_concurrent
-        self.max_seconds, self._clock = max_seconds, clock
+        self.max_seconds, self._clock, self.send_timeout = max_seconds, clock, send_timeout
         self.cache_runs, self.cache_bytes = cache_runs, cache_bytes
         self.running = 0
         self.computed = 0
@@ -128,9 +129,17 @@ class TrainRuns:
                 _, evicted = self._cache.popitem(last=False)
                 self._cached_bytes -= sum(map(len, evicted))
 
-    def timed(self, events: Iterator[Event]) -> Generator[Event, None, None]:
-        """The events of a run, until it has taken max_seconds: then it is stopped and RunsBusy raised."""
-        deadline = self._clock() + self.max_seconds
+    def deadline(self) -> float:
+        """When a run that starts now must have finished, by `clock`."""
+        return self._clock() + self.max_seconds
+
+    def seconds_until(self, deadline: float) -> float:
+        return deadline - self._clock()
+
+    def timed(self, events: Iterator[Event], deadline: float | None = None) -> Generator[Event, None, None]:
+        """The events of a run, until its deadline (max_seconds from now unless given): then it is stopped and
+        RunsBusy raised."""
+        deadline = self.deadline() if deadline is None else deadline
         # stream() is a generator (annotated as an iterator): closing it stops the training
         with closing(cast(Generator[Event, None, None], events)):
             for event in events:
@@ -159,7 +168,8 @@ class LiveRun:
 
     def __init__(self, runs: TrainRuns, config: TrainConfig) -> None:
         self._runs, self._config = runs, config
-        self._events = runs.timed(stream(config))
+        self._deadline = runs.deadline()
+        self._events = runs.timed(stream(config), self._deadline)
         self._recorded: list[bytes] = []
         self.finished = False
         self._closed = False
@@ -169,6 +179,9 @@ class LiveRun:
 
         A run past the deadline ends with an `error` event whose `detail` is a sentence.
         """
+        if self._closed:  # stopped at its deadline while a write waited for the client
+            self.finished = True
+            return frame({"type": "error", "detail": str(_too_slow(self._runs.max_seconds))})
         deadline = time.perf_counter() + PULL_SECONDS
         first = len(self._recorded)
         try:
@@ -185,6 +198,10 @@ class LiveRun:
             self.finished = True
             self._recorded.append(frame({"type": "error", "detail": str(too_slow)}))
         return b"".join(self._recorded[first:])
+
+    def seconds_left(self) -> float:
+        """Until the run's deadline (negative past it)."""
+        return self._runs.seconds_until(self._deadline)
 
     async def frames(self) -> AsyncIterator[bytes]:
         while not self.finished:
@@ -214,7 +231,8 @@ def train_runs(request: Request) -> TrainRuns:
         if not hasattr(state, "train_runs"):
             settings = state.settings
             state.train_runs = TrainRuns(settings.train_max_concurrent_runs, settings.train_cache_runs,
-                                         max_seconds=settings.train_max_seconds)
+                                         max_seconds=settings.train_max_seconds,
+                                         send_timeout=settings.train_send_timeout)
     runs: TrainRuns = state.train_runs
     return runs
 

@@ -84,3 +84,16 @@ def test_the_stream_sends_an_error_event_and_caches_nothing(impatient):
     assert is_sentence(events[0]["detail"])
     runs = impatient.app.state.train_runs
     assert runs.running == 0 and runs.cached(CONFIG) is None
+
+
+
+def test_a_live_run_stopped_at_its_deadline_while_its_client_waited_ends_with_the_error_event():
+    runs = TrainRuns(max_seconds=60)
+    live = runs.live(CONFIG)
+    assert 59 < live.seconds_left() <= 60
+    first = frames(live.pull().decode())
+    live.close()  # what the stream does when the deadline passes during a write
+    assert runs.running == 0
+    last = frames(live.pull().decode())
+    assert first[0]["type"] == "start" and [e["type"] for e in last] == ["error"] and live.finished
+    assert "60 seconds" in last[0]["detail"]
