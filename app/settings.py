@@ -75,6 +75,9 @@ class Settings(BaseSettings):
     rate_limit_attempts: str = "20/minute"
     rate_limit_verify: str = "60/minute"
     rate_limit_train: str = "30/minute"
+    # Clients counted as one: IPv6 addresses by this prefix (one /64 is one subscriber's network, and holds 2^64
+    # addresses to hop between), IPv4 addresses one by one.
+    rate_limit_ipv6_prefix: int = Field(default=64, ge=1, le=128)
     # Where the rate-limit counters live, shared by every worker and instance: Redis when this is set (a plain
     # REDIS_URL is honoured too), otherwise a table in the database above.
     redis_url: SecretStr | None = Field(

@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import ipaddress
 import math
 import secrets
 import time
@@ -108,11 +109,28 @@ def counter_storage(settings: Settings, engine: Engine) -> Storage:
     )
 
 
+def client_key(host: str | None, ipv6_prefix: int) -> str:
+    """Who a request counts against: an IPv4 address, the network of an IPv6 address (its first ipv6_prefix
+    bits; an IPv4-mapped IPv6 address counts as its IPv4 address), or the host as given when it is no address."""
+    if host is None:
+        return "unknown"
+    try:
+        address = ipaddress.ip_address(host.split("%", 1)[0])  # a scope (fe80::1%eth0) is no part of who it is
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        address = address.ipv4_mapped
+    if isinstance(address, ipaddress.IPv4Address):
+        return str(address)
+    return str(ipaddress.IPv6Network((address, ipv6_prefix), strict=False))
+
+
 class RateLimits:
     """Moving-window limits per client IP, counted in a storage that every instance shares."""
 
     def __init__(self, settings: Settings, storage: Storage) -> None:
         self._limiter = MovingWindowRateLimiter(storage)
+        self._ipv6_prefix = settings.rate_limit_ipv6_prefix
         self._limits: dict[str, list[RateLimitItem]] = {
             "attempts": parse_many(settings.rate_limit_attempts),
             "verify": parse_many(settings.rate_limit_verify),
@@ -121,7 +139,7 @@ class RateLimits:
 
     def check(self, request: Request, kind: str) -> None:
         """Count one request of this kind; 429 with Retry-After and a sentence when it is over a limit."""
-        client = request.client.host if request.client else "unknown"
+        client = client_key(request.client.host if request.client else None, self._ipv6_prefix)
         for limit in self._limits[kind]:
             if not self._limiter.hit(limit, kind, client):
                 reset_at = self._limiter.get_window_stats(limit, kind, client).reset_time

@@ -2,7 +2,8 @@
 
 Each such client fills its socket's buffers and then blocks the server's writes. Its run must give its training
 slot back once a write has waited train_send_timeout, or at the run's deadline (train_max_seconds), while its
-socket is still open, so that other people can train; before, two of them held both slots of a worker for as long as their sockets stayed open.
+socket is still open, so that other people can train; before, two of them held both slots of a worker for as
+long as their sockets stayed open.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from app.quiz.certificate_id import new_certificate_id
 from app.quiz.signing import new_seed_text
 from app.settings import Settings
 from app.store.models import RateLimitCounter
+from app.web.safety import client_key
 from tests.redis_server import free_port, redis_server_url
 from tests.web.test_pages import Elements
 from tests.web.test_train import SHORT, SHORT_QUERY
@@ -143,3 +144,40 @@ def test_a_plain_redis_url_is_honoured_and_a_wrong_one_refused_without_echoing_i
     with pytest.raises(ValidationError, match=re.escape("PRECISION_LAB_REDIS_URL must start with")) as refused:
         Settings()
     assert "s3cret" not in str(refused.value)
+
+
+@pytest.mark.parametrize(("host", "prefix", "key"), [
+    ("192.0.2.7", 64, "192.0.2.7"),
+    ("2001:db8:1:2:aaaa:bbbb:cccc:dddd", 64, "2001:db8:1:2::/64"),
+    ("2001:DB8:1:2::1", 64, "2001:db8:1:2::/64"),  # one address, however it is written
+    ("2001:db8:1:2::1", 48, "2001:db8:1::/48"),
+    ("2001:db8:1:2::1", 128, "2001:db8:1:2::1/128"),
+    ("::ffff:192.0.2.7", 64, "192.0.2.7"),  # IPv4-mapped: the IPv4 client it is
+    ("fe80::1%eth0", 64, "fe80::/64"),
+    (None, 64, "unknown"),
+    ("testclient", 64, "testclient"),
+])
+def test_clients_are_keyed_by_ipv4_address_or_ipv6_network(host, prefix, key):
+    assert client_key(host, prefix) == key
+
+
+def test_one_ipv6_network_shares_one_count_and_its_neighbour_has_its_own(make_settings):
+    app = create_app(make_settings(rate_limit_verify="2/minute"))
+
+    def lookup(host: str) -> Response:
+        with TestClient(app, client=(host, 50000)) as client:
+            return client.get(f"/api/certificates/{new_certificate_id()}")
+
+    assert [lookup(f"2001:db8:1:2::{n:x}").status_code for n in (1, 0xFFFF)] == [404, 404]
+    assert_refused(lookup("2001:db8:1:2:ffff:ffff:ffff:ffff"), "verify")  # a third address of the same /64
+    assert lookup("2001:db8:1:3::1").status_code == 404  # the next /64 is someone else
+    assert [lookup(f"192.0.2.{n}").status_code for n in (1, 2, 3)] == [404, 404, 404]  # IPv4: each address
+
+
+def test_the_ipv6_prefix_is_a_setting(make_settings):
+    app = create_app(make_settings(rate_limit_verify="1/minute", rate_limit_ipv6_prefix=128))
+    statuses = []
+    for host in ("2001:db8::1", "2001:db8::2", "2001:db8::2"):
+        with TestClient(app, client=(host, 50000)) as client:
+            statuses.append(client.get(f"/api/certificates/{new_certificate_id()}").status_code)
+    assert statuses == [404, 404, 429]
