@@ -49,8 +49,8 @@ class Settings(BaseSettings):
     # run, and the run's slot goes back to the others, as it does at train_max_seconds whatever the client does.
     train_send_timeout: float = Field(default=10, gt=0, le=600)
     # Largest request body (413 beyond it) and query string (414). The body limit leaves room for the largest
-    # POST /api/blocks/quantize: 65536 values of up to 24 characters each, about 1.7 MB as JSON.
-    max_body_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
+    # POST /api/blocks/quantize: 16384 values of up to 24 characters each, about 420 KB as JSON.
+    max_body_bytes: int = Field(default=512 * 1024, ge=1024)
     max_query_bytes: int = Field(default=8192, ge=256)
     # SQLAlchemy URL; a plain DATABASE_URL (as hosting platforms set it) is honoured too.
     database_url: str = Field(

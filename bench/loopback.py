@@ -49,6 +49,7 @@ def _uvicorn(workers: int, environment: Mapping[str, str]) -> Iterator[str]:
            "--workers", str(workers), "--log-level", "warning", "--no-access-log"]
     proc = subprocess.Popen(cmd, env=environment)
     base = f"http://127.0.0.1:{port}"
+    _PIDS[base] = proc.pid
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -61,8 +62,18 @@ def _uvicorn(workers: int, environment: Mapping[str, str]) -> Iterator[str]:
                 time.sleep(0.1)
         yield base
     finally:
+        _PIDS.pop(base, None)
         proc.terminate()
         proc.wait(timeout=10)
+
+
+_PIDS: dict[str, int] = {}
+
+
+def cpu_seconds(base: str) -> float:
+    """User and system CPU time the server at `base` has used so far (one worker: the process itself)."""
+    fields = Path(f"/proc/{_PIDS[base]}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime and stime, in clock ticks
 
 
 class Response(NamedTuple):

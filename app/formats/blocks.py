@@ -22,7 +22,7 @@ from app.formats.registry import BLOCK_FORMATS, FORMATS
 from app.formats.spec import FormatSpec
 from app.formats.vector import decode_bits, encode_bits
 
-__all__ = ["BLOCK_FORMAT_IDS", "Block", "BlockQuantization", "quantize_blocks", "to_json"]
+__all__ = ["BLOCK_FORMAT_IDS", "Block", "BlockQuantization", "block_size_of", "quantize_blocks", "to_json"]
 
 BLOCK_FORMAT_IDS: tuple[str, ...] = (*(f.id for f in BLOCK_FORMATS), "nf4")
 MAX_VALUES = 1_000_000
@@ -181,6 +181,11 @@ def _block_format(format_id: str) -> FormatSpec:
             f"{', '.join(BLOCK_FORMAT_IDS)}."
         )
     return spec
+
+
+def block_size_of(format_id: str, block_size: int | None = None) -> int:
+    """The block size a quantisation uses: the one asked for, checked, or the format's default."""
+    return _block_size(block_size, _block_format(format_id))
 
 
 def _block_size(block_size: int | None, spec: FormatSpec) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Literal
 
 # Past this many significant digits a decimal is shown rounded, and said to be.
@@ -12,6 +13,10 @@ MAX_EXACT_DIGITS = 1200
 ROUNDED_DIGITS = 40
 
 _LOG10_2 = math.log10(2)
+_LOW_BITS = 2**64 - 1
+# The decimals of the last values shown, so that one request, which shows one input in every format and its
+# error in each, works out each of them once: an input can have hundreds of thousands of digits to divide.
+_CACHED = 64
 
 
 @dataclass(frozen=True)
@@ -78,11 +83,19 @@ def _magnitude_float(x: Fraction) -> float:
 def _twos_and_fives(den: int) -> tuple[int, int] | None:
     """(a, b) with den == 2^a 5^b, or None when den has another prime factor (no finite decimal)."""
     twos = (den & -den).bit_length() - 1
-    rest = den >> twos
-    guess = round((rest.bit_length() - 1) / math.log2(5))
+    fives = _power_of_five(den >> twos)
+    return None if fives is None else (twos, fives)
+
+
+@lru_cache(maxsize=_CACHED)
+def _power_of_five(n: int) -> int | None:
+    """b with n == 5^b, or None. Only a true candidate is raised to its power in full: the low 64 bits of 5^b,
+    which cost nothing, turn every other one away. Kept, since a value and its errors share their fives."""
+    guess = round((n.bit_length() - 1) / math.log2(5))
+    low = n & _LOW_BITS
     for fives in (guess - 1, guess, guess + 1):
-        if fives >= 0 and 5**fives == rest:
-            return twos, fives
+        if fives >= 0 and pow(5, fives, _LOW_BITS + 1) == low and 5**fives == n:
+            return fives
     return None
 
 
@@ -98,6 +111,28 @@ def decimal(x: Fraction) -> tuple[str, bool]:
     Plain notation from 1e-6 up to 1e21, scientific beyond (as JavaScript prints numbers);
     either way float() reads it back.
     """
+    return _decimal(_Kept(x))
+
+
+class _Kept:
+    """A value as a cache key: by its two integers, which hash three times faster than a Fraction does."""
+
+    __slots__ = ("value", "_key", "_hash")
+
+    def __init__(self, value: Fraction) -> None:
+        self.value, self._key = value, (value.numerator, value.denominator)
+        self._hash = hash(self._key)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Kept) and self._key == other._key
+
+
+@lru_cache(maxsize=_CACHED)
+def _decimal(kept: _Kept) -> tuple[str, bool]:
+    x = kept.value
     if x == 0:
         return "0", True
     factors = _twos_and_fives(x.denominator)
@@ -128,7 +163,7 @@ def _rounded_digits(x: Fraction, count: int) -> tuple[str, int, bool]:
     exp10 = int(math.floor((num.bit_length() - den.bit_length()) * _LOG10_2))
     while True:
         shift = count - 1 - exp10  # x * 10^shift has `count` digits before the point
-        top, bottom = (num * 10**shift, den) if shift >= 0 else (num, den * 10**-shift)
+        top, bottom = (num * ten_to(shift), den) if shift >= 0 else (num, den * ten_to(-shift))
         n, remainder = divmod(top, bottom)
         if n >= 10**count:
             exp10 += 1
@@ -140,6 +175,13 @@ def _rounded_digits(x: Fraction, count: int) -> tuple[str, int, bool]:
         n += 1
     digits = str(n).rstrip("0") or "0"
     return digits, -shift + (len(str(n)) - len(digits)), remainder == 0
+
+
+@lru_cache(maxsize=_CACHED)
+def ten_to(n: int) -> int:
+    """10^n for n >= 0, kept: the decimals of one value, its neighbours and its errors in every format need the
+    same few. As 5^n shifted left by n bits, which costs two thirds of raising 10."""
+    return 5**n << n
 
 
 def _layout(digits: str, point: int) -> str:

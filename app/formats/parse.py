@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from app.formats.exact import Real
+from app.formats.exact import Real, ten_to
 from app.formats.spec import FormatSpec
 
 MAX_INPUT_LENGTH = 1100  # room for the exact decimal of the smallest float64 subnormal, and more
@@ -57,7 +57,8 @@ def _clean(text: str) -> str:
     return text
 
 
-def _decimal(match: re.Match[str], n: str = "") -> Fraction:
+def _decimal(match: re.Match[str], n: str = "") -> tuple[int, int]:
+    """(digits, exponent) of a decimal: its value is digits × 10^exponent."""
     whole, frac, exp = match.group("int" + n), match.group("frac" + n), match.group("exp" + n)
     if not whole and not frac:
         raise InputError("A number needs at least one digit.")
@@ -67,9 +68,14 @@ def _decimal(match: re.Match[str], n: str = "") -> Fraction:
             f"The exponent {exponent} is out of range; decimal exponents from -{MAX_DECIMAL_EXPONENT} "
             f"to {MAX_DECIMAL_EXPONENT} are accepted (far beyond every format here)."
         )
-    digits = int((whole or "") + (frac or "") or "0")
-    exponent -= len(frac or "")
-    return Fraction(digits * 10**exponent) if exponent >= 0 else Fraction(digits, 10**-exponent)
+    return int((whole or "") + (frac or "") or "0"), exponent - len(frac or "")
+
+
+def _scaled(digits: int, exponent: int, divisor: int = 1) -> Fraction:
+    """digits × 10^exponent / divisor, with one power of ten and one gcd of it with the small divisor."""
+    if exponent >= 0:
+        return Fraction(digits * ten_to(exponent), divisor)
+    return Fraction(digits, divisor * ten_to(-exponent))
 
 
 def parse_value(text: str) -> Real | RawBits:
@@ -85,15 +91,29 @@ def parse_value(text: str) -> Real | RawBits:
     if m := _HEX_FLOAT.fullmatch(text):
         return _hex_float(m)
     if m := _NUMBER.fullmatch(text):
-        value = _decimal(m)
-        return Real(m.group("sign") == "-", value)
+        return Real(m.group("sign") == "-", _scaled(*_decimal(m)))
     if m := _FRACTION.fullmatch(text):
-        num, den = _decimal(m), _decimal(m, "_d")
+        (num, num_exponent), (den, den_exponent) = _decimal(m), _decimal(m, "_d")
         if den == 0:
             raise InputError(f"{_shown(text)} divides by zero; the denominator must not be 0.")
         negative = (m.group("sign") == "-") != (m.group("dsign") == "-")
-        return Real(negative and num != 0, num / den) if num != 0 else Real(negative, Fraction(0))
+        if num == 0:
+            return Real(negative, Fraction(0))
+        exponent = num_exponent - den_exponent
+        _check_size(len(str(num)) - len(str(den)) + exponent)
+        return Real(negative, _scaled(num, exponent, den))
     raise InputError(f"Could not read {_shown(text)} as a number. Accepted: {ACCEPTED}.")
+
+
+def _check_size(size: int) -> None:
+    """A fraction's value, within a factor of ten of 10^size, within the range a decimal may have,
+    10^±MAX_DECIMAL_EXPONENT: two decimals at opposite ends would otherwise make a value of twice as many
+    digits, with no format the wiser. Checked before any big number is made."""
+    if abs(size) > MAX_DECIMAL_EXPONENT + 1:
+        raise InputError(
+            f"That fraction is about 10^{size}; a value from 10^-{MAX_DECIMAL_EXPONENT} to "
+            f"10^{MAX_DECIMAL_EXPONENT} is accepted, which is already far beyond every format here."
+        )
 
 
 def _hex_float(m: re.Match[str]) -> Real:

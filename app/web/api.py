@@ -66,12 +66,21 @@ def compare(
     return {"input": results[0]["input"], "input_exact": results[0]["input_exact"], "results": results}
 
 
+# One request's work and answer stay small (tens of milliseconds, about a megabyte at most): a vector the size of
+# a large layer's row, in at most as many blocks as NVFP4's default makes of it.
+MAX_QUANTIZE_VALUES = 16384
+MAX_QUANTIZE_BLOCKS = 1024
+
+
 class QuantizeRequest(BaseModel):
     format: str = Field(description="mxfp8_e4m3, mxfp8_e5m2, mxfp6_e2m3, mxfp6_e3m2, mxfp4, mxint8, nvfp4 or nf4")
-    values: list[float] = Field(description="the vector to quantise (finite numbers)", max_length=65536)
-    block_size: int | None = Field(None, description="elements per block (default: 32 for MX, 16 NVFP4, 64 NF4)")
+    values: list[float] = Field(description=f"the vector to quantise (finite numbers, at most {MAX_QUANTIZE_VALUES})",
+                                max_length=MAX_QUANTIZE_VALUES)
+    block_size: int | None = Field(None, description="elements per block (default: 32 for MX, 16 NVFP4, 64 NF4); "
+                                   f"at most {MAX_QUANTIZE_BLOCKS} blocks in all")
 
 
 @router.post("/blocks/quantize", summary="Quantise a vector into a block-scaled format")
 def quantize(request: QuantizeRequest) -> dict[str, Any]:
+    inputs.block_count(len(request.values), request.format, request.block_size, MAX_QUANTIZE_BLOCKS)
     return to_json(quantize_blocks(request.values, request.format, request.block_size))

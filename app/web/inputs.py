@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from app.formats import OVERFLOW_POLICIES, ROUNDINGS, FormatSpec, InputError, get_format
+from app.formats.blocks import block_size_of
 
 MAX_SEED = 2**63 - 1
 
@@ -36,3 +37,13 @@ def seed_value(text: str | None) -> int | None:
     if not text.isascii() or not text.isdigit() or len(text) > 19 or int(text) > MAX_SEED:
         raise InputError(f"The seed must be a whole number from 0 to {MAX_SEED}.")
     return int(text)
+
+
+def block_count(values: int, format_id: str, block_size: int | None, most: int) -> int:
+    """How many blocks a quantisation makes; InputError past `most`, saying which block size would do."""
+    size = block_size_of(format_id, block_size)
+    blocks = -(-values // size)
+    if blocks > most:
+        raise InputError(f"{values} values in blocks of {size} make {blocks} blocks; at most {most} are quantised "
+                         f"at once, so use a block size of at least {-(-values // most)} or fewer values.")
+    return blocks

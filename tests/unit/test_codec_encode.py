@@ -617,3 +617,14 @@ def test_every_small_pattern_round_trips_under_every_rounding(spec: FormatSpec) 
         if spec.bits <= 8:
             for rounding in ROUNDINGS:
                 assert encode(spec, value, rounding, seed=bits).encoding.bits == bits, (hex(bits), rounding)
+
+
+@pytest.mark.parametrize("format_id", ["float16", "bfloat16", "float8_e4m3fn", "float32", "float64"])
+def test_the_relative_error_is_the_float_nearest_the_exact_quotient(format_id: str) -> None:
+    spec, rng = FORMATS[format_id], np.random.default_rng(7)
+    values = [Fraction(int(n), int(d)) for n, d in rng.integers(1, 10**18, size=(2000, 2))]
+    values += [Fraction(7**2000 + 1, 3 * 10**1700), Fraction(1, 10**300) + Fraction(1, 3 * 10**400)]
+    for x in values:
+        result = encode(spec, Real.of(x))
+        if result.encoding.cls in ("normal", "subnormal", "zero"):
+            assert result.rel_error == float((result.encoding.value.fraction - x) / x), x

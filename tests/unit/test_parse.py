@@ -107,6 +107,9 @@ REJECTED = [
     ("1e-100001", "out of range"),
     ("0x1p400001", "out of range"),
     ("1/0", "divides by zero"),
+    ("7" * 540 + "e-100000/" + "3" * 540 + "e100000", "about 10^-200000"),  # decimals at opposite ends
+    ("1e100000/1e-100000", "about 10^200000"),
+    ("1e-60000/1e60000", "a value from 10^-100000 to 10^100000 is accepted"),
     ("0/0", "divides by zero"),
     ("1" * (MAX_INPUT_LENGTH + 1), "characters long"),
     ("0x_", "Could not read"),  # underscores group digits; alone they are not a number
@@ -124,6 +127,11 @@ def test_parse_value_rejects_with_a_sentence(text: str, reason: str) -> None:
     assert (message[0].isupper() or message[0] == "'") and message.endswith("."), message
     assert reason in message
     assert len(message) < 400
+
+
+@pytest.mark.parametrize("text", ["1e100000/1", "1/1e100000", "1e50000/1e-50000", "9" * 540 + "e-50000/" + "1" * 540])
+def test_a_fraction_as_large_or_small_as_a_decimal_may_be_is_accepted(text: str) -> None:
+    assert parse_value(text)
 
 
 def test_overlong_input_is_refused_before_reading_it() -> None:

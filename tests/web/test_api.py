@@ -9,7 +9,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from app.formats import FORMATS, SCALAR_FORMATS
+from app.formats import FORMATS, SCALAR_FORMATS, exact
 
 FORMAT_FIELDS = {
     "id", "name", "kind", "bits", "exponent_bits", "mantissa_bits", "bias", "has_inf", "has_nan",
@@ -220,6 +220,9 @@ HOSTILE_POSTS = [
     ({"format": "mxfp4", "values": [1.0], "block_size": 10**9}, 422),
     ({"format": "mxfp4", "values": [1.0], "block_size": "x"}, 422),
     ({"format": "mxfp4", "values": [1.0] * 70000}, 422),
+    ({"format": "mxfp4", "values": [1.0] * 16385}, 422),
+    ({"format": "mxfp4", "values": [1.0] * 16384, "block_size": 1}, 422),
+    ({"format": "nvfp4", "values": [1.0] * 1025, "block_size": 1}, 422),
     ({"format": "mxfp4", "values": [[1.0]]}, 422),
     ({"format": "mxfp4", "values": "1,2,3"}, 422),
 ]
@@ -232,9 +235,40 @@ def test_hostile_quantize_gets_a_sentence(client, body, status):
     assert isinstance(response.json()["detail"], str)
 
 
+def test_a_quantisation_into_too_many_blocks_says_which_block_size_would_do(client):
+    response = client.post("/api/blocks/quantize", json={"format": "mxfp4", "values": [0.5] * 16384, "block_size": 1})
+    assert response.status_code == 422
+    assert response.json()["detail"] == ("16384 values in blocks of 1 make 16384 blocks; at most 1024 are quantised "
+                                         "at once, so use a block size of at least 16 or fewer values.")
+    for size in (16, None):  # at that size, and at the format's default, it is done
+        body = {"format": "mxfp4", "values": [0.5] * 16384} | ({"block_size": size} if size else {})
+        assert client.post("/api/blocks/quantize", json=body).status_code == 200
+
+
 @pytest.mark.parametrize("raw", [b"not json", b"{", b'{"format": "mxfp4", "values": [NaN]}',
                                  b'{"format": "mxfp4", "values": [Infinity, 1]}', b"[]", b"null"])
 def test_malformed_quantize_bodies(client, raw):
     response = client.post("/api/blocks/quantize", content=raw, headers={"content-type": "application/json"})
     assert response.status_code == 422, response.text
     assert isinstance(response.json()["detail"], str)
+
+
+# Two decimals of a thousand digits at the ends of the accepted range, as a fraction: a value of 10^5 digits
+COSTLY = "7" * 540 + "e-50000/" + "3" * 540 + "e50000"
+
+
+@pytest.mark.parametrize("path", ["/api/compare", "/compare", "/visualise/float16", "/api/formats/float64/encode"])
+def test_each_long_division_is_worked_out_once_per_request(client, monkeypatch, path):
+    """The input's decimal, and each error's, is computed once however many formats and fields show it."""
+    for cached in (exact._decimal, exact._power_of_five, exact.ten_to):
+        cached.cache_clear()
+    divisions: list[tuple[int, int]] = []
+    original = exact._rounded_digits
+
+    def counted(x: Fraction, count: int):  # type: ignore[no-untyped-def]
+        divisions.append((x.numerator, x.denominator))
+        return original(x, count)
+
+    monkeypatch.setattr(exact, "_rounded_digits", counted)
+    assert client.get(path, params={"value": COSTLY}).status_code == 200
+    assert divisions and len(divisions) == len(set(divisions))
