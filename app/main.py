@@ -34,6 +34,7 @@ from app.web.rendering import ROOT
 from app.web.request_log import RequestLog
 from app.web.safety import RateLimits, counter_storage
 from app.web.security import SecurityHeaders
+from app.web.server_errors import ServerErrors
 
 
 @asynccontextmanager
@@ -75,6 +76,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for module in routers:
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
+    app.add_middleware(ServerErrors)  # innermost of ours: its 500 passes through the ones below
     app.add_middleware(RequestLimits, max_body_bytes=settings.max_body_bytes, max_query_bytes=settings.max_query_bytes)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(RequestLog)  # outermost: it times, counts and logs the refusals of the others too
