@@ -66,6 +66,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         docs_url=None,
         redoc_url=None,
         lifespan=lifespan,
+        redirect_slashes=False,  # app/web/errors.py redirects to a path, never to the request's Host
     )
     app.state.settings = settings
     errors.install(app)

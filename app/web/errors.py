@@ -7,10 +7,11 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 from limits.errors import StorageError
 from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException
+from starlette.routing import Match
 
 from app.formats import InputError, NotScalarError, UnknownFormatError
 from app.quiz import UnknownQuestion
@@ -21,6 +22,19 @@ def _wants_json(request: Request) -> bool:
     path = request.url.path
     # The training stream is read by script (static/js/train.js), which shows the refusal's sentence.
     return path.startswith("/api") or path in ("/oembed", "/train/stream") or path.endswith((".json", ".jwt"))
+
+
+def _without_trailing_slash(request: Request) -> str | None:
+    """/quiz for /quiz/ where /quiz is a page, as a path (with the query), never an absolute URL: the request's
+    Host header, which anyone may set, must not choose where a redirect goes (the framework's own did)."""
+    path = request.url.path
+    if len(path) < 2 or not path.endswith("/") or path.startswith("//"):
+        return None
+    scope = {**request.scope, "path": path.rstrip("/") or "/"}
+    if not any(route.matches(scope)[0] != Match.NONE for route in request.app.router.routes):
+        return None
+    query = request.url.query
+    return scope["path"] + (f"?{query}" if query else "")
 
 
 def respond_error(request: Request, status: int, message: str) -> Response:
@@ -107,6 +121,8 @@ def install(app: FastAPI) -> None:
         # A route's own sentence is kept; the framework's bare status phrases are replaced by one.
         own = isinstance(exc.detail, str) and exc.detail != HTTPStatus(exc.status_code).phrase
         message = exc.detail if own else None
+        if exc.status_code == 404 and message is None and (without := _without_trailing_slash(request)):
+            return RedirectResponse(without, status_code=307)
         if exc.status_code == 404 and message is None:
             message = f"There is no page at {request.url.path[:80]}; the home page at / links to everything."
         elif exc.status_code == 405 and message is None:

@@ -299,3 +299,17 @@ def test_hostile_input_gets_a_4xx_with_the_reason_and_no_markup(client, path, pa
 
 def test_the_hostile_table_is_long_enough():
     assert len(HOSTILE) >= 30
+
+
+@pytest.mark.parametrize(("path", "location"), [
+    ("/quiz/", "/quiz"), ("/learn/", "/learn"), ("/visualise/float16/?value=0.1", "/visualise/float16?value=0.1"),
+    ("/quiz//", "/quiz"),
+])
+def test_a_trailing_slash_redirects_to_the_path_never_to_the_requests_host(client, path, location):
+    response = client.get(path, headers={"Host": "evil.example"}, follow_redirects=False)
+    assert response.status_code == 307 and response.headers["location"] == location
+
+
+@pytest.mark.parametrize("path", ["/nothing-here/", "/static/css/"])
+def test_a_trailing_slash_on_no_page_is_the_404_page(client, path):
+    assert client.get(path, follow_redirects=False).status_code == 404
