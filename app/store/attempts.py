@@ -14,13 +14,13 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, update
+from sqlalchemy import CursorResult, exists, func, insert, literal, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.quiz.certificate_id import new_certificate_id
 from app.quiz.signing import Signed, certificate_payload
-from app.store.models import NAME_MAX_LENGTH, Answer, Attempt, Certificate
+from app.store.models import NAME_MAX_LENGTH, Answer, Attempt, Certificate, UTCDateTime
 
 Issue = Callable[[Mapping[str, object]], Signed]
 """Signs a certificate payload: `app.quiz.signing.certificate_signer(key)` makes one."""
@@ -70,58 +70,74 @@ def get_attempt(session: Session, attempt_id: str, owner_token: str) -> Attempt 
 
 
 def record_answer(session: Session, attempt: Attempt, question_id: str, answer: str, correct: bool) -> Answer:
-    """Store the one answer to a question; AlreadyAnswered, AttemptFinished or QuestionNotDrawn refuse it."""
+    """Store the one answer to a question; AlreadyAnswered, AttemptFinished or QuestionNotDrawn refuse it.
+
+    The answer is inserted only while the attempt is unfinished, tested in the same statement, so a finish and
+    an answer exclude each other on every backend: on SQLite, which runs one writing statement at a time, by
+    that statement alone; on PostgreSQL also by the attempt's row lock, taken first, which a finish waits for.
+    """
     if question_id not in attempt.question_ids:
         raise QuestionNotDrawn(question_id)
-    # The row lock (PostgreSQL) makes a finish that races this answer wait for it.
-    session.refresh(attempt, with_for_update=True)
-    if attempt.finished_at is not None:
-        session.rollback()
-        raise AttemptFinished(attempt.id)
-    row = Answer(attempt_id=attempt.id, question_id=question_id, answer=answer, correct=correct, answered_at=_now())
-    session.add(row)
+    answered_at = _now()
     try:
+        session.execute(select(Attempt.id).where(Attempt.id == attempt.id).with_for_update())
+        unfinished = exists().where(Attempt.id == attempt.id, Attempt.finished_at.is_(None))
+        row = select(literal(attempt.id), literal(question_id), literal(answer), literal(correct),
+                     literal(answered_at, UTCDateTime())).where(unfinished)
+        # RETURNING says whether the row went in (an INSERT's rowcount is not reliable on every driver)
+        inserted = session.scalar(insert(Answer).from_select(_ANSWER_COLUMNS, row).returning(Answer.id))
+        if inserted is None:
+            session.rollback()
+            raise AttemptFinished(attempt.id)
         session.commit()
     except IntegrityError:
         session.rollback()
         raise AlreadyAnswered(question_id) from None
-    return row
+    session.expire(attempt, ["answers"])
+    return session.get_one(Answer, inserted)
 
 
-def finish_attempt(
-    session: Session,
-    attempt: Attempt,
-    *,
-    name: str,
-    quiz: str,
-    score: int,
-    total: int,
-    passed: bool,
-    issue: Issue,
-) -> Attempt:
-    """Close the attempt with its result and, when passed, issue its signed certificate in the same transaction.
+_ANSWER_COLUMNS = ("attempt_id", "question_id", "answer", "correct", "answered_at")
+Result = Callable[[Sequence[Answer]], tuple[int, int, bool]]
+"""(score, total, passed) of an attempt from its stored answers: the quiz core grades, the store only counts."""
+
+
+def finish_attempt(session: Session, attempt: Attempt, *, name: str, quiz: str, result: Result,
+                   issue: Issue) -> Attempt:
+    """Close the attempt with the result of its stored answers and, when passed, issue its signed certificate
+    in the same transaction.
 
     Idempotent: finishing a finished attempt changes nothing and returns it as it was first finished.
-    A passed attempt needs a name that check_name accepts (ValueError otherwise).
+    A passed attempt needs a name that check_name accepts (ValueError otherwise). The result is of exactly the
+    answers stored when the attempt closes: the closing statement requires that their number is still the one
+    scored (an answer that got in meanwhile means scoring again), and no answer is stored once it has closed.
     """
-    if passed:
-        check_name(name)
-    finished_at = _now()
-    try:
-        # Only the first of two racing finishes matches `finished_at IS NULL`; the other sees it finished.
-        closed = session.execute(
-            update(Attempt)
-            .where(Attempt.id == attempt.id, Attempt.finished_at.is_(None))
-            .values(finished_at=finished_at, score=score, total=total, passed=passed)
-        )
-        if cast(CursorResult[Any], closed).rowcount == 1 and passed:
-            session.add(_signed_certificate(attempt, name, quiz, score, total, finished_at, issue))
-        session.commit()
-    except BaseException:
-        session.rollback()
-        raise
-    session.refresh(attempt)
-    return attempt
+    while True:
+        try:
+            session.execute(select(Attempt.id).where(Attempt.id == attempt.id).with_for_update())
+            answers = session.scalars(select(Answer).where(Answer.attempt_id == attempt.id)).all()
+            score, total, passed = result(answers)
+            if passed:
+                check_name(name)
+            finished_at = _now()
+            scored = select(func.count()).select_from(Answer).where(Answer.attempt_id == attempt.id)
+            # Only the first of two racing finishes matches `finished_at IS NULL`; the other sees it finished.
+            closed = session.execute(
+                update(Attempt)
+                .where(Attempt.id == attempt.id, Attempt.finished_at.is_(None),
+                       scored.scalar_subquery() == len(answers))
+                .values(finished_at=finished_at, score=score, total=total, passed=passed)
+            )
+            if cast(CursorResult[Any], closed).rowcount == 1 and passed:
+                session.add(_signed_certificate(attempt, name, quiz, score, total, finished_at, issue))
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+        session.refresh(attempt)
+        if attempt.finished_at is not None:
+            return attempt
+        # not closed and not finished by another: an answer came in after the scoring, so score again
 
 
 def check_name(name: str) -> None:

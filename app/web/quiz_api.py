@@ -6,7 +6,7 @@ An API client owns its attempt with the attempt_token it is given, sent back in 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -27,7 +27,7 @@ from app.store.attempts import (
     get_attempt,
     record_answer,
 )
-from app.store.models import NAME_MAX_LENGTH, Attempt
+from app.store.models import NAME_MAX_LENGTH, Answer, Attempt
 from app.web.metrics import CERTIFICATES_ISSUED
 from app.web.safety import TOKEN_HEADER, ApiTokenDep, new_owner_token, rate_limited
 
@@ -79,7 +79,12 @@ def finish(session: Session, attempt: Attempt, settings: Settings, key: Ed25519P
     """
     if attempt.finished_at is not None:
         return attempt
-    right, total = sum(answer.correct for answer in attempt.answers), len(attempt.question_ids)
+    total = len(attempt.question_ids)
+
+    def result(answers: Sequence[Answer]) -> tuple[int, int, bool]:
+        right = sum(answer.correct for answer in answers)
+        return right, total, passed(right, total, settings.pass_mark)
+
     sign = certificate_signer(key)
     signed: list[Mapping[str, object]] = []
 
@@ -88,10 +93,8 @@ def finish(session: Session, attempt: Attempt, settings: Settings, key: Ed25519P
         signed.append(payload)
         return sign(payload)
 
-    finished = finish_attempt(
-        session, attempt, name=name.strip(), quiz=settings.quiz_name, score=right, total=total,
-        passed=passed(right, total, settings.pass_mark), issue=issue,
-    )
+    finished = finish_attempt(session, attempt, name=name.strip(), quiz=settings.quiz_name, result=result,
+                              issue=issue)
     if signed:
         CERTIFICATES_ISSUED.inc()
     return finished

@@ -36,7 +36,8 @@ def _attempt(session: Session) -> Attempt:
 def _finish(session: Session, attempt: Attempt, key: Ed25519PrivateKey, *, passed: bool, name: str = "Ada") -> Attempt:
     score = 3 if passed else 1
     issue = certificate_signer(key)
-    return finish_attempt(session, attempt, name=name, quiz="Quiz", score=score, total=3, passed=passed, issue=issue)
+    return finish_attempt(session, attempt, name=name, quiz="Quiz", result=lambda answers: (score, 3, passed),
+                          issue=issue)
 
 
 def _count(session: Session, model: type[Certificate] | type[Answer]) -> int:
@@ -167,7 +168,8 @@ def test_a_failed_signing_leaves_the_attempt_unfinished(session: Session, signin
         raise RuntimeError("the signing key is unavailable")
 
     with pytest.raises(RuntimeError):
-        finish_attempt(session, attempt, name="Ada", quiz="Quiz", score=3, total=3, passed=True, issue=broken_issue)
+        finish_attempt(session, attempt, name="Ada", quiz="Quiz", result=lambda answers: (3, 3, True),
+                       issue=broken_issue)
     session.refresh(attempt)
     assert attempt.finished_at is None and _count(session, Certificate) == 0
     assert _finish(session, attempt, signing_key, passed=True).certificate_id is not None
@@ -185,3 +187,49 @@ def test_a_pass_needs_a_printable_name(session: Session, signing_key: Ed25519Pri
 def test_the_longest_name_is_stored_whole(session: Session, signing_key: Ed25519PrivateKey) -> None:
     attempt = _finish(session, _attempt(session), signing_key, passed=True, name="é" * 200)
     assert attempt.certificate is not None and attempt.certificate.name == "é" * 200
+
+
+def _counting(answers) -> tuple[int, int, bool]:  # type: ignore[no-untyped-def]
+    right = sum(answer.correct for answer in answers)
+    return right, len(QUESTIONS), right == len(QUESTIONS)
+
+
+@pytest.mark.parametrize("round_", range(12))
+def test_a_finish_and_racing_answers_exclude_each_other(engine: Engine, signing_key, round_: int) -> None:
+    """Every answer is either refused (the attempt had finished) or stored before the finish and counted in
+    its score: never stored after it, on either backend (SQLite let 1 or 2 in 8 such races through)."""
+    with open_session(engine) as session:
+        attempt_id = _attempt(session).id
+    start = threading.Barrier(len(QUESTIONS) + 1)
+    refused: list[str] = []
+
+    def answer(question_id: str) -> None:
+        with open_session(engine) as session:
+            attempt = get_attempt(session, attempt_id, TOKEN)
+            assert attempt is not None
+            start.wait()
+            try:
+                record_answer(session, attempt, question_id, "A", correct=True)
+            except AttemptFinished:
+                refused.append(question_id)
+
+    def finish() -> None:
+        with open_session(engine) as session:
+            attempt = get_attempt(session, attempt_id, TOKEN)
+            assert attempt is not None
+            start.wait()
+            finish_attempt(session, attempt, name="Ada", quiz="Quiz", result=_counting,
+                           issue=certificate_signer(signing_key))
+
+    threads = [threading.Thread(target=answer, args=(q,)) for q in QUESTIONS] + [threading.Thread(target=finish)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    with open_session(engine) as session:
+        attempt = session.get(Attempt, attempt_id)
+        assert attempt is not None and attempt.finished_at is not None
+        stored = session.scalars(select(Answer).where(Answer.attempt_id == attempt_id)).all()
+        assert len(stored) + len(refused) == len(QUESTIONS)
+        assert attempt.score == len(stored)  # every stored answer counted: none came after the finish
+        assert all(a.answered_at <= attempt.finished_at for a in stored)
