@@ -118,7 +118,7 @@ def finish_attempt(session: Session, attempt: Attempt, *, name: str, quiz: str, 
             answers = session.scalars(select(Answer).where(Answer.attempt_id == attempt.id)).all()
             score, total, passed = result(answers)
             if passed:
-                check_name(name)
+                name = check_name(name)
             finished_at = _now()
             scored = select(func.count()).select_from(Answer).where(Answer.attempt_id == attempt.id)
             # Only the first of two racing finishes matches `finished_at IS NULL`; the other sees it finished.
@@ -140,12 +140,40 @@ def finish_attempt(session: Session, attempt: Attempt, *, name: str, quiz: str, 
         # not closed and not finished by another: an answer came in after the scoring, so score again
 
 
-def check_name(name: str) -> None:
-    """Refuse (ValueError, a sentence) a name that cannot be printed on a certificate the same on every backend."""
+_ISOLATES_OPEN, _ISOLATE_CLOSE = "\u2066\u2067\u2068", "\u2069"  # LRI, RLI, FSI; PDI
+_DIRECTION_MARKS = "\u200e\u200f\u061c"  # LRM, RLM, ALM: they set a direction and hide nothing
+MAX_COMBINING_RUN = 4  # Yoruba's ẹ́ or Vietnamese's ệ need 1 or 2 after NFC, Devanagari a few; "Zalgo" dozens
+
+
+def check_name(name: str) -> str:
+    """The name as a certificate prints it (NFC), or ValueError (a sentence) for one that cannot be printed
+    faithfully: control characters, bidi overrides and embeddings, unterminated isolates, invisible format
+    characters (zero-width spaces and joiners, BOMs), or a pile of combining marks."""
+    name = unicodedata.normalize("NFC", name)
     if not name.strip() or len(name) > NAME_MAX_LENGTH:
         raise ValueError(f"The name on a certificate has 1 to {NAME_MAX_LENGTH} characters.")
     if any(unicodedata.category(character) == "Cc" for character in name):
         raise ValueError("The name on a certificate cannot hold control characters such as tabs or line breaks.")
+    depth, combining = 0, 0
+    for character in name:
+        if character in _ISOLATES_OPEN:
+            depth += 1
+        elif character == _ISOLATE_CLOSE:
+            depth -= 1
+            if depth < 0:
+                raise ValueError("The name closes a direction isolate (U+2069) that it never opened.")
+        elif unicodedata.category(character) == "Cf" and character not in _DIRECTION_MARKS:
+            raise ValueError(f"The name holds the invisible character U+{ord(character):04X} "
+                             f"({unicodedata.name(character, 'a format character')}), which could make it print "
+                             "as something else; please leave it out.")
+        combining = combining + 1 if unicodedata.category(character).startswith("M") else 0
+        if combining > MAX_COMBINING_RUN:
+            raise ValueError(f"The name piles more than {MAX_COMBINING_RUN} accents or other combining marks on "
+                             "one letter.")
+    if depth:
+        raise ValueError("The name opens a direction isolate (U+2066, U+2067 or U+2068) that it never closes "
+                         "with U+2069.")
+    return name
 
 
 def _signed_certificate(

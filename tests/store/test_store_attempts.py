@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import threading
+import unicodedata
 from collections.abc import Mapping
 
 import pytest
@@ -17,6 +19,7 @@ from app.store.attempts import (
     AlreadyAnswered,
     AttemptFinished,
     QuestionNotDrawn,
+    check_name,
     create_attempt,
     finish_attempt,
     get_attempt,
@@ -233,3 +236,34 @@ def test_a_finish_and_racing_answers_exclude_each_other(engine: Engine, signing_
         assert len(stored) + len(refused) == len(QUESTIONS)
         assert attempt.score == len(stored)  # every stored answer counted: none came after the finish
         assert all(a.answered_at <= attempt.finished_at for a in stored)
+
+
+@pytest.mark.parametrize("name", [
+    "Adéwálé Ọ̀ṣọ́",  # Yoruba, tone marks and dots below
+    "Ἀριστοτέλης", "İpek Yılmaz", "محمد بن موسى", "李小龍", "अनुष्का शर्मा", "Nguyễn Thị Ngọc",
+    "Ada \u2067محمد\u2069 Lovelace",  # a right-to-left part in a balanced isolate
+    "Ada\u200f",  # a right-to-left mark sets a direction and hides nothing
+])
+def test_names_in_every_script_are_printed(name: str) -> None:
+    assert check_name(name) == unicodedata.normalize("NFC", name)
+
+
+def test_a_name_is_stored_in_nfc() -> None:
+    decomposed = "Ade\u0301wa\u0301le\u0301"  # é as e and a combining acute
+    assert check_name(decomposed) == "Adéwálé"
+
+
+@pytest.mark.parametrize(("name", "phrase"), [
+    ("\u202eecalevoL adA", "U+202E (RIGHT-TO-LEFT OVERRIDE)"),
+    ("Ada \u202aLovelace", "U+202A"),
+    ("Ada \u2067Lovelace", "never closes"),
+    ("Ada\u2069 Lovelace", "never opened"),
+    ("Ada\u200bLovelace", "U+200B (ZERO WIDTH SPACE)"),
+    ("Ada\u200dLovelace", "U+200D"),
+    ("\ufeffAda", "U+FEFF"),
+    ("Z" + "\u0301\u0300\u0302\u0303\u0304\u0306", "combining marks"),
+    ("Ada\tLovelace", "control characters"),
+])
+def test_names_that_would_print_as_something_else_are_refused(name: str, phrase: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(phrase)):
+        check_name(name)

@@ -159,7 +159,8 @@ def test_unanswered_questions_count_as_wrong(client):
     assert refused.status_code in (409, 422)
 
 
-@pytest.mark.parametrize("name", ["", "   ", "x" * 201, "Ada\nLovelace", "Tab\there"])
+@pytest.mark.parametrize("name", ["", "   ", "x" * 201, "Ada\nLovelace", "Tab\there", "\u202eecalevoL adA",
+                                  "Ada\u200bLovelace", "Ada \u2067Lovelace", "Z" + "\u0301" * 9])
 def test_a_passed_attempt_needs_a_printable_name(client, name):
     attempt_id, owner, questions = start(client)
     for question in questions:
