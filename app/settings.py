@@ -6,7 +6,7 @@ import ipaddress
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from limits import parse_many
@@ -152,10 +152,17 @@ class Settings(BaseSettings):
                 "PRECISION_LAB_DATABASE_URL (or DATABASE_URL) has an empty, well-known or user-name password; "
                 "give the database role a long random one (`openssl rand -hex 24`) and put it in the URL."
             )
-        if self.redis_url is not None and _default_password(self.redis_url.get_secret_value()):
+        if self.redis_url is not None and _weak_redis_password(self.redis_url.get_secret_value()):
             raise ValueError(
-                "PRECISION_LAB_REDIS_URL (or REDIS_URL) has an empty, well-known or user-name password; set a long "
-                "random one on the Redis server (requirepass or an ACL user) and put it in the URL."
+                "PRECISION_LAB_REDIS_URL (or REDIS_URL) has no password, or an empty, well-known or user-name one; "
+                "set a long random one on the Redis server (requirepass or an ACL user) and put it in the URL "
+                "(a unix:// socket, guarded by its file permissions, may go without)."
+            )
+        if "*" in _listed(self.forwarded_allow_ips):
+            raise ValueError(
+                "PRECISION_LAB_FORWARDED_ALLOW_IPS must not be * in production: anyone could then set the client "
+                "address that rate limits count and the scheme that links are built on; list the reverse proxy's "
+                "addresses instead."
             )
         if _plain_http_off_loopback(self.public_base_url):
             raise ValueError(
@@ -200,10 +207,24 @@ _DEFAULT_PASSWORDS = frozenset({
 
 
 def _guessable_seed(key_text: str) -> bool:
-    """Whether the signing key (PEM or base64 seed) is a published example or too regular to be random."""
+    """Whether the signing key (PEM or base64 seed) is a published example or too regular to be random.
+
+    Each test passes a random seed but with a probability below 1e-13: fewer than 8 distinct bytes (about 30
+    of 32 are), printable ASCII throughout (text typed as a key), one step between neighbours throughout
+    (0, 1, 2, …), or a block of at most 16 bytes repeated."""
     seed = private_key_from_text(key_text).private_bytes_raw()
-    # 32 random bytes hold about 30 distinct values; fewer than 8 happens by chance with a probability near 1e-37.
-    return seed in _PUBLISHED_SEEDS or len(set(seed)) < 8
+    steps = {(b - a) % 256 for a, b in zip(seed, seed[1:], strict=False)}
+    repeats = any(seed == (seed[:period] * (32 // period + 1))[:32] for period in range(1, 17))
+    return (seed in _PUBLISHED_SEEDS or len(set(seed)) < 8 or all(32 <= byte < 127 for byte in seed)
+            or len(steps) == 1 or repeats)
+
+
+def _passwords(url: str) -> list[str]:
+    """Every password a URL carries: after the user name, and as `password=` in the query (libpq and redis-py
+    read both)."""
+    parts = urlsplit(url)
+    given = [] if parts.password is None else [unquote(parts.password)]
+    return given + parse_qs(parts.query, keep_blank_values=True).get("password", [])
 
 
 def _default_password(url: str) -> bool:
@@ -211,11 +232,13 @@ def _default_password(url: str) -> bool:
 
     A URL without a password passes: peer, certificate and .pgpass authentication keep it out of the URL.
     """
-    parts = urlsplit(url)
-    if parts.password is None:
-        return False
-    password = unquote(parts.password).lower()
-    return password in _DEFAULT_PASSWORDS or password == unquote(parts.username or "").lower()
+    user = unquote(urlsplit(url).username or "").lower()
+    return any(p.lower() in _DEFAULT_PASSWORDS or p.lower() == user for p in _passwords(url))
+
+
+def _weak_redis_password(url: str) -> bool:
+    """A Redis URL over the network with no password (Redis then lets anyone in) or a default one."""
+    return _default_password(url) or (not url.startswith("unix://") and not _passwords(url))
 
 
 def _plain_http_off_loopback(origin: str) -> bool:

@@ -96,9 +96,13 @@ def test_a_missing_signing_key_is_refused() -> None:
         _seed_text(b"A" * 32),
         _pem_text(b"\x01" * 32),
         _seed_text(b"secret" * 5 + b"!!"),
+        _seed_text(bytes(range(32))),
+        _seed_text(bytes(range(255, 223, -1))),
+        _pem_text(b"correct horse battery staple, ok"),
+        _seed_text(bytes.fromhex("8f3a91c2d4e5f60718293a4b5c6d7e8f") * 2),
     ],
     ids=["rfc8032-base64", "rfc8032-base64url", "rfc8032-pem", "rfc8032-test2", "zeros", "letter-a", "ones-pem",
-         "repeated-word"],
+         "repeated-word", "bytes-0-to-31", "counting-down", "ascii-text-pem", "repeated-16-bytes"],
 )
 def test_a_published_or_non_random_signing_key_is_refused_without_echoing_it(key_text: str) -> None:
     message = _refusal(signing_key=SecretStr(key_text))
@@ -138,6 +142,22 @@ def test_a_default_database_password_is_refused_without_echoing_it(url: str, pas
         assert f":{password}@" not in message
 
 
+@pytest.mark.parametrize("url", [
+    "postgresql://lab@db.internal/lab?password=postgres",
+    "postgresql://lab@db.internal/lab?sslmode=require&password=",
+    "postgresql://lab:{strong}@db.internal/lab?password=changeme",
+])
+def test_a_default_password_in_the_query_is_refused(url: str) -> None:
+    message = _refusal(database_url=url.format(strong=_strong_password()))
+    assert "PRECISION_LAB_DATABASE_URL (or DATABASE_URL) has an empty, well-known or user-name password" in message
+    assert "db.internal" not in message
+
+
+def test_a_strong_password_in_the_query_is_accepted() -> None:
+    url = f"postgresql://lab@db.internal/lab?password={_strong_password()}"
+    assert _production(database_url=url).database_url == url
+
+
 def test_a_default_password_given_as_database_url_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DATABASE_URL", "postgres://lab:postgres@db.internal/lab")
     with pytest.raises(ValidationError, match="DATABASE_URL"):
@@ -161,21 +181,36 @@ def test_urls_without_a_password_are_accepted(url: str) -> None:
 
 @pytest.mark.parametrize(
     "url", ["redis://:foobared@cache.internal:6379/0", "rediss://default:default@cache.internal:6380/0",
-            "redis://:@cache.internal:6379/0", "redis://lab:Password@cache.internal:6379/0"],
+            "redis://:@cache.internal:6379/0", "redis://lab:Password@cache.internal:6379/0",
+            "redis://cache.internal:6379/0", "rediss://cache.internal:6380/0?ssl_cert_reqs=required",
+            "redis://cache.internal:6379/0?password=foobared"],
+    ids=["foobared", "default", "empty", "any-case", "none", "none-over-tls", "default-in-query"],
 )
-def test_a_default_redis_password_is_refused_without_echoing_it(url: str) -> None:
+def test_a_missing_or_default_redis_password_is_refused_without_echoing_it(url: str) -> None:
     message = _refusal(redis_url=SecretStr(url))
-    assert "PRECISION_LAB_REDIS_URL (or REDIS_URL) has an empty, well-known or user-name password" in message
+    assert "PRECISION_LAB_REDIS_URL (or REDIS_URL) has no password, or an empty, well-known or user-name one" \
+        in message
     assert "cache.internal" not in message
 
 
 @pytest.mark.parametrize(
-    "url", ["redis://cache.internal:6379/0", "rediss://lab:{password}@cache.internal:6380/0"],
-    ids=["network-isolated", "strong-password"],
+    "url", ["rediss://lab:{password}@cache.internal:6380/0", "redis://cache.internal:6379/0?password={password}",
+            "unix:///run/redis/redis.sock?db=0"],
+    ids=["strong-password", "strong-password-in-query", "unix-socket"],
 )
 def test_redis_without_a_default_password_is_accepted(url: str) -> None:
     given = SecretStr(url.format(password=_strong_password()))
     assert _production(redis_url=given).redis_url == given
+
+
+@pytest.mark.parametrize("proxies", ["*", "10.0.0.2, *"])
+def test_trusting_proxy_headers_from_anyone_is_refused(proxies: str) -> None:
+    message = _refusal(forwarded_allow_ips=proxies)
+    assert "PRECISION_LAB_FORWARDED_ALLOW_IPS must not be * in production" in message
+
+
+def test_trusting_the_listed_proxies_is_accepted() -> None:
+    assert _production(forwarded_allow_ips="10.0.0.2,10.0.0.3").forwarded_allow_ips == "10.0.0.2,10.0.0.3"
 
 
 @pytest.mark.parametrize("origin", ["http://lab.example.org", "http://203.0.113.7:8000", "http://[2001:db8::1]"])
@@ -225,3 +260,9 @@ def test_serve_stops_with_the_sentence_not_a_traceback(tmp_path: Path) -> None:
     )
     assert "Traceback" not in refused.stderr
     assert f":{password}@" not in refused.stderr and environment["PRECISION_LAB_SIGNING_KEY"] not in refused.stderr
+
+
+def test_fresh_random_keys_are_never_taken_for_patterned_ones() -> None:
+    from app.settings import _guessable_seed
+
+    assert not any(_guessable_seed(new_seed_text()) for _ in range(20000))
