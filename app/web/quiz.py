@@ -102,11 +102,11 @@ def _take_answer(session: Session, bank: Bank, attempt: Attempt, question_id: st
 
 @router.get("/quiz", include_in_schema=False)
 def quiz_page(request: Request, bank: BankDep, settings: SettingsDep, key: SigningKeyDep) -> HTMLResponse:
-    token = owner_cookie(request) or new_owner_token()
+    token = owner_cookie(request, key) or new_owner_token()
     context = {"topics": bank.topics, "settings": settings, "pass_percent": round(settings.pass_mark * 100),
                "csrf_token": csrf_token_for(key, token)}
     response = render(request, "quiz.html", context, fragment="content")
-    set_owner_cookie(response, request, token, settings)  # refreshed on every visit, so it lasts while in use
+    set_owner_cookie(response, request, token, settings, key)  # refreshed on every visit, so it lasts while in use
     response.headers["Cache-Control"] = "no-store"  # it holds this browser's CSRF token
     return response
 
@@ -125,7 +125,7 @@ def start(
 def attempt_page(
     attempt_id: str, request: Request, session: DbDep, bank: BankDep, settings: SettingsDep, key: SigningKeyDep
 ) -> HTMLResponse:
-    token = owner_cookie(request)
+    token = owner_cookie(request, key)
     attempt = owned_attempt(session, attempt_id, token)
     context = _attempt_context(attempt, bank, settings, csrf_token_for(key, token or ""))
     response = render(request, "quiz_attempt.html", context, fragment="attempt")

@@ -34,6 +34,9 @@ from app.settings import Settings
 from app.store.rate_limits import DatabaseCounters
 
 OWNER_COOKIE = "quiz_owner"
+# Over https the cookie takes the __Host- prefix: browsers then keep it only if it is Secure, for the whole
+# site and set by this host itself, so no sibling subdomain or plain-http page can plant one.
+HOST_OWNER_COOKIE = "__Host-" + OWNER_COOKIE
 TOKEN_HEADER = "X-Attempt-Token"
 _MAX_TOKEN_LENGTH = 100
 # Browsers keep a Secure cookie only from a secure context: https, or a loopback host.
@@ -52,35 +55,55 @@ def new_owner_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-def owner_cookie(request: Request) -> str | None:
-    """The owner token the browser sent in its cookie, if any."""
-    token = request.cookies.get(OWNER_COOKIE)
-    return token if token and len(token) <= _MAX_TOKEN_LENGTH else None
+def owner_cookie_name(request: Request) -> str:
+    return HOST_OWNER_COOKIE if request.url.scheme == "https" else OWNER_COOKIE
 
 
-def set_owner_cookie(response: Response, request: Request, token: str, settings: Settings) -> None:
-    """Give the browser its owner token.
+def signed_owner(key: Ed25519PrivateKey, token: str) -> str:
+    """The cookie value of an owner token: the token and a MAC of it, so that only tokens this site made count."""
+    return f"{token}.{_mac(b'precision-lab owner', key, token)}"
+
+
+def owner_cookie(request: Request, key: Ed25519PrivateKey) -> str | None:
+    """The owner token of the browser's cookie, if the site made it (its MAC checks); None for any other, so a
+    token planted in someone's browser (session fixation) is never adopted."""
+    value = request.cookies.get(owner_cookie_name(request))
+    if not value or len(value) > 2 * _MAX_TOKEN_LENGTH or "." not in value:
+        return None
+    token, _, mac = value.rpartition(".")
+    expected = _mac(b"precision-lab owner", key, token)
+    return token if token and hmac.compare_digest(mac.encode("ascii", "replace"), expected.encode("ascii")) else None
+
+
+def set_owner_cookie(response: Response, request: Request, token: str, settings: Settings,
+                     key: Ed25519PrivateKey) -> None:
+    """Give the browser its owner token, signed.
 
     SameSite=None lets the cookie work inside a teacher's iframe too; it needs Secure, which browsers accept only
     from https or a loopback host, so over plain http to other hosts it falls back to SameSite=Lax.
     """
     secure = request.url.scheme == "https" or request.url.hostname in _LOOPBACK_HOSTS
     response.set_cookie(
-        OWNER_COOKIE, token, max_age=settings.attempt_cookie_days * 86_400, httponly=True,
-        secure=secure, samesite="none" if secure else "lax",
+        owner_cookie_name(request), signed_owner(key, token), max_age=settings.attempt_cookie_days * 86_400,
+        path="/", httponly=True, secure=secure, samesite="none" if secure else "lax",
     )
+
+
+def _mac(purpose: bytes, key: Ed25519PrivateKey, text: str) -> str:
+    """An HMAC of text under a key derived from the signing key for one purpose, url-safe base64."""
+    mac_key = hashlib.sha256(purpose + b"\x00" + key.private_bytes_raw()).digest()
+    digest = hmac.new(mac_key, text.encode("utf-8"), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
 
 
 def csrf_token_for(key: Ed25519PrivateKey, owner_token: str) -> str:
     """The CSRF token of forms posted with this owner token."""
-    mac_key = hashlib.sha256(b"precision-lab csrf\x00" + key.private_bytes_raw()).digest()
-    digest = hmac.new(mac_key, owner_token.encode("utf-8"), hashlib.sha256).digest()
-    return base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
+    return _mac(b"precision-lab csrf", key, owner_token)
 
 
 def check_csrf(request: Request, key: Ed25519PrivateKey, form_token: str) -> str:
     """The owner token of a form post whose CSRF token matches its cookie; 403 with a sentence otherwise."""
-    owner = owner_cookie(request)
+    owner = owner_cookie(request, key)
     if owner is None:
         raise HTTPException(403, "Your browser did not send the quiz cookie, which this form needs: allow cookies "
                                  "for this site, reload the page and try again.")

@@ -28,7 +28,7 @@ from app.quiz.signing import new_seed_text
 from app.settings import Settings
 from app.store.database import migrate
 from app.store.models import NAME_MAX_LENGTH
-from app.web.safety import OWNER_COOKIE, TOKEN_HEADER
+from app.web.safety import OWNER_COOKIE, TOKEN_HEADER, signed_owner
 from tests.hostile_inputs import HOSTILE_TEXTS
 from tests.web.test_forms_hostile import verdicts
 from tests.web.test_quiz_api import right_answer, wrong_answer
@@ -177,7 +177,8 @@ class QuizMachine(RuleBasedStateMachine):
     @rule(attempt=attempts)
     def the_page_shows_each_first_verdict(self, attempt: Attempt) -> None:
         """The attempt's HTML page (the browser's view, owned through the same token) agrees with the model."""
-        self.client.cookies.set(OWNER_COOKIE, attempt.token)
+        key = self.client.app.state.settings.load_signing_key()
+        self.client.cookies.set(OWNER_COOKIE, signed_owner(key, attempt.token))
         try:
             page = self.client.get(f"/quiz/attempts/{attempt.id}")
         finally:

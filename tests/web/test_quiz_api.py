@@ -18,7 +18,7 @@ from app.quiz import right_answer as quiz_right_answer
 from app.settings import Settings
 from app.store.certificates import list_certificates
 from app.store.database import open_session
-from app.web.safety import TOKEN_HEADER
+from app.web.safety import TOKEN_HEADER, signed_owner
 from tests.web.test_train import is_sentence
 
 BANK = load_bank()
@@ -186,7 +186,7 @@ def test_an_attempt_answers_only_to_its_own_token(client):
     assert {response.status_code for response in answers} == {404}
     assert len({response.json()["detail"] for response in answers}) == 1
     # a browser's cookie does not stand in for the header
-    client.cookies.set("quiz_owner", owner[TOKEN_HEADER])
+    client.cookies.set("quiz_owner", signed_owner(client.app.state.settings.load_signing_key(), owner[TOKEN_HEADER]))
     assert client.post(f"/api/quiz/attempts/{attempt_id}/answers", json=body).status_code == 404
     client.cookies.clear()
     assert client.post(f"/api/quiz/attempts/{attempt_id}/answers", json=body, headers=owner).status_code == 200

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.quiz import ChoiceQuestion, question_from_id
-from app.web.safety import TOKEN_HEADER
+from app.web.safety import TOKEN_HEADER, csrf_token_for, signed_owner
 from tests.web.test_pages import HX, PAGE_BUDGET, Elements
 from tests.web.test_quiz_api import BANK, hidden_texts, right_answer, wrong_answer
 from tests.web.test_quiz_api import start as api_start
@@ -60,6 +60,37 @@ def test_over_https_the_cookie_also_works_inside_an_embedding_iframe(make_settin
     with TestClient(create_app(make_settings()), base_url="https://lab.example") as client:
         cookie = client.get("/quiz").headers["set-cookie"]
     assert "Secure" in cookie and "SameSite=none" in cookie and "HttpOnly" in cookie
+    # the __Host- prefix: browsers keep it only Secure, for Path=/ and with no Domain, set by this host itself
+    assert cookie.startswith("__Host-quiz_owner=") and "Path=/" in cookie and "Domain" not in cookie
+
+
+def _owner_of(response) -> str:  # type: ignore[no-untyped-def]
+    value = response.headers["set-cookie"].split(";", 1)[0].split("=", 1)[1]
+    return value.rpartition(".")[0]
+
+
+@pytest.mark.parametrize("planted", ["attacker-chosen-token", "attacker-chosen-token.bm90LWEtbWFj", "", "."])
+def test_a_planted_owner_cookie_is_never_adopted(client, planted):
+    """Session fixation: a token that an attacker put in the student's browser is replaced by a fresh one, so
+    the attacker cannot open the attempts the student then starts."""
+    client.cookies.set("quiz_owner", planted)
+    response = client.get("/quiz")
+    owner = _owner_of(response)
+    assert owner and owner != planted.rpartition(".")[0] and len(owner) >= 40
+    key = client.app.state.settings.load_signing_key()
+    assert f'value="{csrf_token_for(key, owner)}"' in response.text
+
+
+def test_the_sites_own_cookie_is_kept_from_visit_to_visit(client):
+    first = _owner_of(client.get("/quiz"))
+    assert _owner_of(client.get("/quiz")) == first
+
+
+def test_over_https_a_cookie_without_the_host_prefix_is_not_read(make_settings):
+    with TestClient(create_app(make_settings()), base_url="https://lab.example") as client:
+        key = client.app.state.settings.load_signing_key()
+        client.cookies.set("quiz_owner", signed_owner(key, "a-token-set-over-plain-http-or-by-a-subdomain"))
+        assert _owner_of(client.get("/quiz")) != "a-token-set-over-plain-http-or-by-a-subdomain"
 
 
 def test_a_whole_attempt_with_javascript_off_passes_and_links_its_certificate(client):
@@ -253,7 +284,8 @@ def test_answers_given_through_the_api_in_any_accepted_spelling_show_on_the_page
         response = client.post(f"/api/quiz/attempts/{attempt_id}/answers", headers=owner,
                                json={"question_id": question["id"], "answer": spelled})
         assert response.json()["correct"] is True
-    client.cookies.set("quiz_owner", owner[TOKEN_HEADER])  # the same owner token, as a browser would send it
+    # the same owner token, as a browser that the site gave it would send it
+    client.cookies.set("quiz_owner", signed_owner(client.app.state.settings.load_signing_key(), owner[TOKEN_HEADER]))
     page = Elements(client.get(f"/quiz/attempts/{attempt_id}").text)
     assert [a["data-correct"] for a in page.having("data-feedback")] == ["true"] * 12
     assert len(page.having("data-picked")) >= sum(1 for q in questions if "choices" in q)
