@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
+from starlette.middleware.gzip import GZipMiddleware
 
 from app.quiz import load_bank
 from app.settings import Settings, get_settings
@@ -56,6 +57,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.engine.dispose()
 
 
+GZIP_MINIMUM_BYTES = 512  # below a packet's worth, compressing saves nothing
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     app = FastAPI(
@@ -78,6 +82,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
     app.add_middleware(ServerErrors)  # innermost of ours: its 500 passes through the ones below
+    # Text compressed for clients that ask (never the event stream, which Starlette leaves alone: it must flow)
+    app.add_middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_BYTES, compresslevel=6)
     app.add_middleware(RequestLimits, max_body_bytes=settings.max_body_bytes, max_query_bytes=settings.max_query_bytes)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(RequestLog)  # outermost: it times, counts and logs the refusals of the others too

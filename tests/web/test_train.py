@@ -43,7 +43,7 @@ def is_sentence(detail: object) -> bool:
 def test_a_browser_gets_the_whole_page_with_a_labelled_control_for_every_setting(client):
     response = client.get("/train")
     assert response.status_code == 200
-    assert "<html" in response.text and response.headers["vary"] == "HX-Request"
+    assert "<html" in response.text and "HX-Request" in response.headers["vary"]
     page = Elements(response.text)
     labels = {attrs["for"] for tag, attrs in page.tags if tag == "label" and "for" in attrs}
     named = [attrs for tag, attrs in page.tags if tag in ("input", "select") and "name" in attrs]
