@@ -19,11 +19,15 @@ from prometheus_client import (
     Counter,
     Gauge,
     Histogram,
+    disable_created_metrics,
     generate_latest,
 )
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 
 router = APIRouter(include_in_schema=False)
+
+# Prometheus takes a counter's start from its resets; a `_created` series per label set only doubles the scrape.
+disable_created_metrics()
 
 # The label of a request that matched no route: its raw path would let anyone mint new series.
 UNMATCHED_ROUTE = "unmatched"

@@ -58,6 +58,14 @@ def test_metrics_is_prometheus_text_with_every_family_and_stays_out_of_the_api_s
     assert "/metrics" not in client.get("/openapi.json").json()["paths"]
 
 
+def test_metrics_has_no_created_series(client):
+    client.get("/healthz")
+    text = client.get("/metrics").text
+    samples = [s.name for f in text_string_to_metric_families(text) for s in f.samples]
+    assert "precision_lab_http_requests_total" in samples
+    assert not [name for name in samples if name.endswith("_created")] and "_created" not in text
+
+
 def test_a_request_is_counted_under_its_route_template_and_status_and_timed(client):
     before = scrape(client)
     assert client.get("/visualise/bfloat16?value=0.1").status_code == 200
