@@ -39,6 +39,12 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"precision-lab serve: --workers (or PRECISION_LAB_WORKERS) must be at least 1, not {workers}.",
               file=sys.stderr)
         return 2
+    host = settings.host if args.host is None else args.host
+    port = settings.port if args.port is None else args.port
+    if "public_base_url" not in settings.model_fields_set:
+        # Links (embed snippets, oEmbed, certificates) then point where this server listens, on any port.
+        os.environ["PRECISION_LAB_PUBLIC_BASE_URL"] = served_origin(host, port)
+        get_settings.cache_clear()
     with _metrics_directory(workers):
         # Imported only now: prometheus_client opens this process's files in the directory as the metrics are
         # made, and they must not be the ones just emptied. Each worker reads the settings from the environment.
@@ -46,8 +52,8 @@ def _serve(args: argparse.Namespace) -> int:
 
         uvicorn.run(
             "app.main:app",
-            host=settings.host if args.host is None else args.host,
-            port=settings.port if args.port is None else args.port,
+            host=host,
+            port=port,
             workers=workers,
             proxy_headers=True,
             forwarded_allow_ips=settings.forwarded_allow_ips,
@@ -56,6 +62,13 @@ def _serve(args: argparse.Namespace) -> int:
             timeout_worker_healthcheck=_WORKER_HEALTHCHECK_SECONDS,
         )
     return 0
+
+
+def served_origin(host: str, port: int) -> str:
+    """The http origin a browser on this machine reaches a server listening on host:port at."""
+    if host in ("", "0.0.0.0", "::"):
+        host = "127.0.0.1"  # every address: this machine's own is one of them
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 @contextmanager

@@ -37,9 +37,9 @@ def free_port() -> int:
 
 class Server:
     """One app process on 127.0.0.1 (`uvicorn app.main:app` unless `command` says otherwise; it gets the port
-    appended), its base URL and its log file. `env` adds or overrides environment variables."""
+    appended), its base URL and its log file. `env` adds or overrides environment variables (None removes one)."""
 
-    def __init__(self, database_url: str, signing_key: str, log: Path, *, env: dict[str, str] | None = None,
+    def __init__(self, database_url: str, signing_key: str, log: Path, *, env: dict[str, str | None] | None = None,
                  command: list[str] | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -57,7 +57,11 @@ class Server:
         environment.pop("DATABASE_URL", None)  # PRECISION_LAB_DATABASE_URL alone names the database
         for name in ("REDIS_URL", "PRECISION_LAB_REDIS_URL"):  # counters in that database unless `env` names a Redis
             environment.pop(name, None)
-        environment.update(env or {})
+        for name, value in (env or {}).items():
+            if value is None:
+                environment.pop(name, None)
+            else:
+                environment[name] = value
         command = [*(command or [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port"]),
                    str(self.port)]
         with log.open("ab") as out:

@@ -34,7 +34,7 @@ CLIENT_THREADS = 8
 METRICS_WAIT_SECONDS = 10.0  # a worker counts a request just after its last byte is sent
 
 
-def _serve(tmp_path: Path, workers: int, env: dict[str, str] | None = None) -> Server:
+def _serve(tmp_path: Path, workers: int, env: dict[str, str | None] | None = None) -> Server:
     url = f"sqlite:///{tmp_path / 'precision_lab.db'}"
     migrate(url)
     command = [sys.executable, "-m", "app.cli", "serve", "--workers", str(workers), "--host", "127.0.0.1", "--port"]
@@ -142,3 +142,16 @@ def test_a_given_metrics_directory_is_emptied_and_a_dead_workers_runs_in_flight_
         assert not left.exists()
     finally:
         _stop_cleanly(server, workers=1)
+
+
+def test_links_follow_the_port_serve_listens_on_when_no_public_url_is_set(tmp_path: Path) -> None:
+    server = _serve(tmp_path, 1, env={"PRECISION_LAB_PUBLIC_BASE_URL": None})
+    try:
+        page = f"{server.url}/visualise/float16?value=0.1"
+        answer = httpx.get(f"{server.url}/oembed", params={"url": page, "format": "json"}, timeout=REQUEST_SECONDS)
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["provider_url"] == server.url + "/"
+        assert f'src="{server.url}/embed/visualise/float16' in answer.json()["html"]
+        assert f"{server.url}/oembed?url=" in httpx.get(page, timeout=REQUEST_SECONDS).text  # the Embed button's
+    finally:
+        server.stop()
