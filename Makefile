@@ -5,6 +5,7 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+SERVE_STAMP := $(VENV)/.installed-serve
 PY_STAMP := $(VENV)/.installed
 NPM_STAMP := node_modules/.installed
 VENDOR_STAMP := static/vendor/.installed
@@ -15,7 +16,8 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check --quiet
 .PHONY: run test lint bench load setup
 
 # The database is brought to the newest schema first; the storage tests migrate databases of their own.
-run: setup
+# Serving needs the app's own dependencies only, not the test tools and torch that `make test` adds.
+run: $(SERVE_STAMP) $(VENDOR_STAMP)
 	$(BIN)/precision-lab migrate
 	$(BIN)/precision-lab serve
 
@@ -35,11 +37,16 @@ load: $(PY_STAMP)
 
 setup: $(PY_STAMP) $(VENDOR_STAMP)
 
-# The extras are resolved together with the lock, so a pin of pyproject.toml that the lock contradicts fails;
-# [torch] comes too, so that `make test` runs the torch backend's tests.
-$(PY_STAMP): pyproject.toml requirements.lock
+# The lock constrains every version (-c), so a pin of pyproject.toml that the lock contradicts fails, and
+# each stamp installs only what its targets use: the app alone for serving; its dev and [torch] extras beside
+# it for the tests, lint and benchmarks ([torch], so that `make test` runs the torch backend's tests).
+$(SERVE_STAMP): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(PIP) install -r requirements.lock -e '.[dev,torch]'
+	$(PIP) install -c requirements.lock -e .
+	touch $@
+
+$(PY_STAMP): $(SERVE_STAMP)
+	$(PIP) install -c requirements.lock -e '.[dev,torch]'
 	touch $@
 
 $(NPM_STAMP): package.json package-lock.json
