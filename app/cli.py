@@ -181,7 +181,7 @@ def _keys(args: argparse.Namespace) -> int:
         return 0
     settings = get_settings()
     public_keys = [settings.load_signing_key().public_key(), *settings.load_previous_public_keys()]
-    print(json.dumps(jwks(public_keys), indent=2))
+    print(json.dumps(jwks(public_keys, settings.public_base_url), indent=2))
     return 0
 
 

@@ -1,11 +1,13 @@
 """A certificate as an Open Badges 3.0 credential, signed as a VC-JWT with the certificate key.
 
 The JWT payload is the credential itself with the registered claims Open Badges 3.0 maps onto it
-(iss = issuer id, jti = credential id, nbf = validFrom), so a third party verifies it with our JWKS alone.
+(iss = issuer id, jti = credential id, sub = credentialSubject id, nbf = validFrom), and its header's `kid` is
+the URL of the signing key's JWK (8.2.4.1), so a third party verifies it with that key, or our JWKS, alone.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,7 +18,7 @@ from joserfc.jwa import EdDSAAlgorithm
 from joserfc.jwk import KeySet, OKPKey
 from joserfc.jws import JWSRegistry
 
-from app.quiz.signing import ALGORITHM, CertificateFields, key_id, utc_text
+from app.quiz.signing import ALGORITHM, CertificateFields, key_id, key_url, utc_text
 
 ISSUER_NAME = "Precision Lab"
 _CONTEXT = ["https://www.w3.org/ns/credentials/v2", "https://purl.imsglobal.org/spec/ob/v3p0/context-3.0.3.json"]
@@ -36,12 +38,19 @@ class _Registry(JWSRegistry):
 
 
 _REGISTRY = _Registry(algorithms=[ALGORITHM])
-_REQUIRED_CLAIMS = jwt.JWTClaimsRegistry(iss={"essential": True}, jti={"essential": True}, nbf={"essential": True})
+_REQUIRED_CLAIMS = jwt.JWTClaimsRegistry(iss={"essential": True}, jti={"essential": True}, sub={"essential": True},
+                                         nbf={"essential": True})
 
 
 def verification_url(base_url: str, certificate_id: str) -> str:
     """The page where anyone checks this certificate: the credential's id."""
     return f"{base_url}/verify/{certificate_id}"
+
+
+def subject_id(base_url: str, certificate_id: str) -> str:
+    """The credential subject's id: a name-based UUID of the certificate, for we store no identity of the person
+    beyond the name they chose to print (which the subject's identifier carries)."""
+    return f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, verification_url(base_url, certificate_id))}"
 
 
 def credential(certificate: CertificateFields, base_url: str) -> dict[str, Any]:
@@ -65,6 +74,7 @@ def credential(certificate: CertificateFields, base_url: str) -> dict[str, Any]:
         "issuer": {"id": f"{base_url}/", "type": ["Profile"], "name": ISSUER_NAME, "url": f"{base_url}/"},
         "validFrom": utc_text(certificate.issued_at),
         "credentialSubject": {
+            "id": subject_id(base_url, certificate.id),
             "type": ["AchievementSubject"],
             # The name the student chose to print is all we know of them, so it is their identifier.
             "identifier": [
@@ -79,8 +89,9 @@ def credential_jwt(certificate: CertificateFields, key: Ed25519PrivateKey, base_
     """The certificate's credential as a compact JWS signed EdDSA, its header naming the key by `kid`."""
     body = credential(certificate, base_url)
     issued = int(certificate.issued_at.timestamp())
-    claims = {**body, "iss": body["issuer"]["id"], "jti": body["id"], "nbf": issued, "iat": issued}
-    header = {"alg": ALGORITHM, "kid": key_id(key.public_key()), "typ": "JWT"}
+    claims = {**body, "iss": body["issuer"]["id"], "jti": body["id"], "sub": body["credentialSubject"]["id"],
+              "nbf": issued, "iat": issued}
+    header = {"alg": ALGORITHM, "kid": key_url(base_url, key_id(key.public_key())), "typ": "JWT"}
     return jwt.encode(header, claims, OKPKey.import_key(key), registry=_REGISTRY)
 
 

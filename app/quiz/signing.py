@@ -118,18 +118,24 @@ def key_id(public_key: Ed25519PublicKey) -> str:
     return OKPKey.import_key(public_key).thumbprint()
 
 
-def jwks(public_keys: Iterable[Ed25519PublicKey]) -> dict[str, Any]:
+def key_url(base_url: str, thumbprint: str) -> str:
+    """Where one public key is published as a JWK: the `kid` that verifiers dereference (Open Badges 3.0, 8.2.4.1)."""
+    return f"{base_url}/.well-known/jwks/{thumbprint}.json"
+
+
+def jwk(public_key: Ed25519PublicKey, base_url: str) -> dict[str, Any]:
+    """One public key as a JWK, named by its URL, which answers with this very JWK."""
+    return {
+        **OKPKey.import_key(public_key).as_dict(private=False),
+        "kid": key_url(base_url, key_id(public_key)),
+        "alg": ALGORITHM,
+        "use": "sig",
+    }
+
+
+def jwks(public_keys: Iterable[Ed25519PublicKey], base_url: str) -> dict[str, Any]:
     """The JSON Web Key Set that publishes these public keys for verifiers."""
-    keys = [
-        {
-            **OKPKey.import_key(public_key).as_dict(private=False),
-            "kid": key_id(public_key),
-            "alg": ALGORITHM,
-            "use": "sig",
-        }
-        for public_key in public_keys
-    ]
-    return {"keys": keys}
+    return {"keys": [jwk(public_key, base_url) for public_key in public_keys]}
 
 
 def certificate_payload(certificate: CertificateFields) -> dict[str, object]:

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from app.deps import DbDep, SettingsDep, SigningKeyDep, VerificationKeysDep
 from app.quiz import EXAMPLE_ID, InvalidCertificateId, normalise_certificate_id
 from app.quiz.credential import credential_jwt, verification_url
-from app.quiz.signing import jwks, utc_text
+from app.quiz.signing import jwk, jwks, key_id, utc_text
 from app.settings import Settings
 from app.store.certificates import get_certificate, signature_valid
 from app.store.models import Certificate
@@ -113,8 +113,18 @@ def credential(certificate_id: str, session: DbDep, settings: SettingsDep, key: 
 
 @router.get("/.well-known/jwks.json", tags=["certificates"],
             summary="The public key(s) that sign certificates and credentials, as a JSON Web Key Set")
-def jwks_json(keys: VerificationKeysDep) -> JSONResponse:
-    return JSONResponse(jwks(keys), headers={"Cache-Control": "public, max-age=300"})
+def jwks_json(keys: VerificationKeysDep, settings: SettingsDep) -> JSONResponse:
+    return JSONResponse(jwks(keys, settings.public_base_url), headers={"Cache-Control": "public, max-age=300"})
+
+
+@router.get("/.well-known/jwks/{thumbprint}.json", tags=["certificates"],
+            summary="One public key, as the JWK a credential's `kid` names", responses={404: {"description":
+            "No key of this site has this RFC 7638 thumbprint"}})
+def jwk_json(thumbprint: str, keys: VerificationKeysDep, settings: SettingsDep) -> JSONResponse:
+    found = next((key for key in keys if key_id(key) == thumbprint), None)
+    if found is None:
+        raise HTTPException(404, "No signing key of this site has that thumbprint; /.well-known/jwks.json lists them.")
+    return JSONResponse(jwk(found, settings.public_base_url), headers={"Cache-Control": "public, max-age=300"})
 
 
 @router.get(

@@ -113,7 +113,7 @@ def test_keys_prints_the_jwks_of_the_configured_key(tmp_path: Path) -> None:
     printed = _run("keys", cwd=tmp_path, environment={"PRECISION_LAB_SIGNING_KEY": seed})
     assert printed.returncode == 0, printed.stderr
     (jwk,) = json.loads(printed.stdout)["keys"]
-    assert jwk["kid"] == key_id(private_key_from_text(seed).public_key())
+    assert jwk["kid"] == f"http://127.0.0.1:8000/.well-known/jwks/{key_id(private_key_from_text(seed).public_key())}.json"
     assert "d" not in jwk and not (tmp_path / "var").exists()
 
 
@@ -126,7 +126,7 @@ def test_keys_prints_the_previous_public_keys_after_the_current_one(tmp_path: Pa
     })
     assert rotated.returncode == 0, rotated.stderr
     current, previous = json.loads(rotated.stdout)["keys"]
-    assert current["kid"] == key_id(private_key_from_text(new).public_key()) and previous == old_jwk
+    assert current["kid"].endswith(f"/{key_id(private_key_from_text(new).public_key())}.json") and previous == old_jwk
 
 
 def test_keys_makes_and_keeps_the_development_key(tmp_path: Path) -> None:

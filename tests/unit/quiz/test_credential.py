@@ -29,7 +29,7 @@ class _Certificate:
 
 
 KEY = Ed25519PrivateKey.generate()
-JWKS = jwks([KEY.public_key()])
+JWKS = jwks([KEY.public_key()], BASE_URL)
 TOKEN = credential_jwt(_Certificate(), KEY, BASE_URL)
 
 
@@ -46,12 +46,20 @@ def test_the_credential_verifies_with_the_jwks() -> None:
 
 
 def test_the_header_names_the_algorithm_and_key() -> None:
-    assert _segment(0) == {"alg": "EdDSA", "kid": key_id(KEY.public_key()), "typ": "JWT"}
+    kid = f"{BASE_URL}/.well-known/jwks/{key_id(KEY.public_key())}.json"  # a URL that dereferences to the key
+    assert _segment(0) == {"alg": "EdDSA", "kid": kid, "typ": "JWT"}
+
+
+def test_the_subject_has_an_id_and_sub_carries_it() -> None:
+    subject = credential(_Certificate(), BASE_URL)["credentialSubject"]
+    assert subject["id"].startswith("urn:uuid:") and _segment(1)["sub"] == subject["id"]
+    assert subject["id"] == credential(_Certificate(), BASE_URL)["credentialSubject"]["id"]  # the same every time
+    assert subject["id"] != credential(_Certificate(id="WXYZ-EFGH-JKMN-PQRS-T"), BASE_URL)["credentialSubject"]["id"]
 
 
 def test_the_payload_is_an_open_badges_3_credential() -> None:
     body = credential(_Certificate(), BASE_URL)
-    assert {key: value for key, value in _segment(1).items() if key not in ("iss", "jti", "nbf", "iat")} == body
+    assert {k: v for k, v in _segment(1).items() if k not in ("iss", "jti", "sub", "nbf", "iat")} == body
     assert body["@context"][0] == "https://www.w3.org/ns/credentials/v2"
     assert body["type"] == ["VerifiableCredential", "OpenBadgeCredential"]
     assert body["issuer"]["name"] == "Precision Lab" and body["validFrom"] == "2026-01-31T12:00:00Z"
@@ -90,7 +98,7 @@ def test_every_other_last_symbol_of_a_segment_fails(segment: int) -> None:
 
 def test_a_key_not_in_the_jwks_fails() -> None:
     with pytest.raises(InvalidCredential):
-        verify_credential_jwt(TOKEN, jwks([Ed25519PrivateKey.generate().public_key()]))
+        verify_credential_jwt(TOKEN, jwks([Ed25519PrivateKey.generate().public_key()], BASE_URL))
     with pytest.raises(InvalidCredential):
         verify_credential_jwt(TOKEN, {"keys": []})
 

@@ -63,9 +63,10 @@ def test_key_id_is_the_rfc_7638_thumbprint() -> None:
 
 def test_jwks_publishes_the_public_key_only() -> None:
     key = Ed25519PrivateKey.from_private_bytes(RFC8037_SEED)
-    assert jwks([key.public_key()]) == {
+    assert jwks([key.public_key()], "https://lab.example") == {
         "keys": [
-            {"kty": "OKP", "crv": "Ed25519", "x": RFC8037_X, "kid": RFC8037_THUMBPRINT, "alg": "EdDSA", "use": "sig"}
+            {"kty": "OKP", "crv": "Ed25519", "x": RFC8037_X, "alg": "EdDSA", "use": "sig",
+             "kid": f"https://lab.example/.well-known/jwks/{RFC8037_THUMBPRINT}.json"}
         ]
     }
 
