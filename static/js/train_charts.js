@@ -10,7 +10,8 @@ const Y_SCALES = {
   underflow_fraction: { range: (u, min, max) => [0, Math.max(max, 0.01)] },
 };
 const Y_VALUES = {
-  loss: (u, ticks) => ticks.map((v) => (v == null ? "" : String(+v.toPrecision(2)))),
+  // a diverging run's loss reaches 1e12 and more: past 10^4 the ticks are powers of ten, so they fit the axis
+  loss: (u, ticks) => ticks.map((v) => (v == null ? "" : v >= 1e4 ? v.toExponential(0).replace("+", "") : String(+v.toPrecision(2)))),
   loss_scale: (u, ticks) => ticks.map((v) => (v == null ? "" : power(Math.round(Math.log2(v))))),
   underflow_fraction: (u, ticks) => ticks.map((v) => `${+(100 * v).toPrecision(3)}%`),
 };
