@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from urllib.parse import unquote
 
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
 from app.quiz import ChoiceQuestion, Question, load_bank, question_from_id, right_answer
@@ -144,3 +145,9 @@ def test_every_question_fits_a_phone_before_and_after_it_is_answered(
         answer_right(questions.nth(number))
         expect(page.locator(f"[data-question-id='{question_id}'] [data-feedback]")).to_be_visible()
         assert no_horizontal_overflow(page), f"answering {question_id} made the page wider than the phone"
+
+
+def test_the_empty_verify_page_has_no_accessibility_violation_of_any_impact(page: Page) -> None:
+    page.goto("/verify")
+    violations = Axe().run(page).response["violations"]
+    assert not [v["id"] for v in violations], violations
