@@ -12,6 +12,20 @@ from jinja2_fragments.fastapi import Jinja2Blocks
 ROOT = Path(__file__).resolve().parents[2]
 templates = Jinja2Blocks(directory=str(ROOT / "templates"))
 templates.env.auto_reload = False  # templates change only with a deploy; no stat() per render
+EMBED_PREFIX = "/embed"
+
+
+def canonical_url(request: Request) -> str:
+    """The page's own URL on the public origin, its query kept (it is the view's whole state); an embedded
+    page's is the full page it frames, so that search engines index that one."""
+    path = request.url.path
+    if path.startswith(EMBED_PREFIX + "/"):
+        path = path[len(EMBED_PREFIX):]
+    query = request.url.query
+    return request.app.state.settings.public_base_url + path + (f"?{query}" if query else "")
+
+
+templates.env.globals["canonical_url"] = canonical_url
 
 
 def render(

@@ -313,3 +313,30 @@ def test_a_trailing_slash_redirects_to_the_path_never_to_the_requests_host(clien
 @pytest.mark.parametrize("path", ["/nothing-here/", "/static/css/"])
 def test_a_trailing_slash_on_no_page_is_the_404_page(client, path):
     assert client.get(path, follow_redirects=False).status_code == 404
+
+
+DESCRIBED = [*PAGES, "/learn", "/learn/number-formats", "/learn/glossary", "/learn/memory", "/learn/hardware",
+             "/quiz", "/verify", "/train", "/visualise/bfloat16?value=0.1"]
+
+
+def _head(client, url: str) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    page = Elements(client.get(url).text)
+    description = next(a["content"] for tag, a in page.tags if tag == "meta" and a.get("name") == "description")
+    canonical = next(a["href"] for tag, a in page.tags if tag == "link" and a.get("rel") == "canonical")
+    return description, canonical
+
+
+def test_every_page_has_a_description_of_its_own_and_a_canonical_link(client):
+    base = client.app.state.settings.public_base_url
+    heads = {url: _head(client, url) for url in DESCRIBED}
+    descriptions = [description for description, _ in heads.values()]
+    assert len(set(descriptions)) == len(descriptions), descriptions
+    assert all(len(d) > 40 for d in descriptions)
+    for url, (_, canonical) in heads.items():
+        assert canonical == base + url
+
+
+def test_an_embedded_page_names_the_full_page_as_canonical(client):
+    base = client.app.state.settings.public_base_url
+    assert _head(client, "/embed/visualise/float16?value=0.1")[1] == base + "/visualise/float16?value=0.1"
+    assert _head(client, "/embed/compare?value=0.1")[1] == base + "/compare?value=0.1"
