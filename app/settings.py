@@ -75,6 +75,9 @@ class Settings(BaseSettings):
     rate_limit_attempts: str = "20/minute"
     rate_limit_verify: str = "60/minute"
     rate_limit_train: str = "30/minute"
+    # Certificates earned (passed attempts finished) per client: a bot that learns the answers from the feedback
+    # then earns no more of them a day than a person does.
+    rate_limit_passes: str = "10/day"
     # Clients counted as one: IPv6 addresses by this prefix (one /64 is one subscriber's network, and holds 2^64
     # addresses to hop between), IPv4 addresses one by one.
     rate_limit_ipv6_prefix: int = Field(default=64, ge=1, le=128)
@@ -106,7 +109,7 @@ class Settings(BaseSettings):
                 raise ValueError(f"PRECISION_LAB_PREVIOUS_PUBLIC_KEYS, key {number}: {error}") from None
         return value
 
-    @field_validator("rate_limit_attempts", "rate_limit_verify", "rate_limit_train")
+    @field_validator("rate_limit_attempts", "rate_limit_verify", "rate_limit_train", "rate_limit_passes")
     @classmethod
     def _rate_limit(cls, value: str, info: ValidationInfo) -> str:
         try:

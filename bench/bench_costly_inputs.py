@@ -90,7 +90,7 @@ async def _measure(base: str) -> list[tuple[str, str, float, set[int]]]:
 
 
 def main() -> None:
-    env = {f"PRECISION_LAB_RATE_LIMIT_{kind}": UNLIMITED for kind in ("ATTEMPTS", "VERIFY", "TRAIN")}
+    env = {f"PRECISION_LAB_RATE_LIMIT_{kind}": UNLIMITED for kind in ("ATTEMPTS", "VERIFY", "TRAIN", "PASSES")}
     with server(env=env) as base:
         rows = asyncio.run(_measure(base))
     trivial = rows[0][2]

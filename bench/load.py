@@ -35,7 +35,7 @@ WINDOW = min(10.0, SECONDS)  # each half of phase 2
 # One loopback address stands for every client here, so the per-IP limits of a public site (20 attempts,
 # 60 lookups and 30 runs a minute) would turn nearly every quiz and verify request into a 429 and measure nothing.
 RATE_LIMIT = "1000000/minute"
-RATE_LIMITED = ("ATTEMPTS", "VERIFY", "TRAIN")
+RATE_LIMITED = ("ATTEMPTS", "VERIFY", "TRAIN", "PASSES")
 CERTIFICATES = 3
 RATIO_GOAL = 3.0
 INTENDED = {429, 503}

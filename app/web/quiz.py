@@ -163,7 +163,7 @@ def finish_page(
     owner = check_csrf(request, key, csrf_token)
     attempt = owned_attempt(session, attempt_id, owner)
     try:
-        finish(session, attempt, settings, key, name)
+        finish(session, attempt, settings, key, name, lambda: request.app.state.rate_limits.check(request, "passes"))
     except ValueError as refused:
         context = _attempt_context(attempt, bank, settings, csrf_token_for(key, owner), finish_error=str(refused),
                                    name=name[:NAME_MAX_LENGTH])

@@ -6,11 +6,11 @@ An API client owns its attempt with the attempt_token it is given, sent back in 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from sqlalchemy.orm import Session
 
@@ -22,6 +22,7 @@ from app.store.attempts import (
     AlreadyAnswered,
     AttemptFinished,
     QuestionNotDrawn,
+    check_name,
     create_attempt,
     finish_attempt,
     get_attempt,
@@ -72,14 +73,20 @@ def answer_question(session: Session, bank: Bank, attempt: Attempt, question_id:
     return feedback
 
 
-def finish(session: Session, attempt: Attempt, settings: Settings, key: Ed25519PrivateKey, name: str) -> Attempt:
+def finish(session: Session, attempt: Attempt, settings: Settings, key: Ed25519PrivateKey, name: str,
+           count_pass: Callable[[], None]) -> Attempt:
     """Score the attempt and close it, issuing the certificate of a pass; a finished one is returned as it is.
 
-    ValueError (a sentence) when a passed attempt has no name that can be printed.
+    A pass is counted first (count_pass: the per-client limit on certificates, which raises 429 past it and
+    leaves the attempt open). ValueError (a sentence) when a passed attempt has no name that can be printed.
     """
     if attempt.finished_at is not None:
         return attempt
     total = len(attempt.question_ids)
+    right_so_far = sum(answer.correct for answer in attempt.answers)
+    if passed(right_so_far, total, settings.pass_mark):
+        check_name(name.strip())  # a name that cannot be printed is refused before the pass is counted
+        count_pass()
 
     def result(answers: Sequence[Answer]) -> tuple[int, int, bool]:
         right = sum(answer.correct for answer in answers)
@@ -172,11 +179,13 @@ def answer(attempt_id: str, body: AnswerRequest, session: DbDep, bank: BankDep, 
                422: {"description": "A passed attempt without a name that can be printed"}},
 )
 def finish_api(
-    attempt_id: str, body: FinishRequest, session: DbDep, settings: SettingsDep, key: SigningKeyDep, token: ApiTokenDep
+    attempt_id: str, body: FinishRequest, request: Request, session: DbDep, settings: SettingsDep,
+    key: SigningKeyDep, token: ApiTokenDep,
 ) -> dict[str, Any]:
     attempt = owned_attempt(session, attempt_id, token)
     try:
-        finished = finish(session, attempt, settings, key, body.name)
+        finished = finish(session, attempt, settings, key, body.name,
+                          lambda: request.app.state.rate_limits.check(request, "passes"))
     except ValueError as error:
         raise HTTPException(422, str(error)) from None
     return result_json(finished)

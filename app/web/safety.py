@@ -45,6 +45,8 @@ _REFUSED = {
     "attempts": "Too many quiz attempts were started from your address",
     "verify": "Too many certificate lookups came from your address",
     "train": "Training runs were started too often from your address",
+    "passes": "Certificates were earned too often from your address today, so this passed attempt stays open "
+              "until you can finish it",
 }
 # A Redis server that does not answer fails the request (503) after this long, not the operating system's minutes.
 _REDIS_TIMEOUT_SECONDS = 5
@@ -158,6 +160,7 @@ class RateLimits:
             "attempts": parse_many(settings.rate_limit_attempts),
             "verify": parse_many(settings.rate_limit_verify),
             "train": parse_many(settings.rate_limit_train),
+            "passes": parse_many(settings.rate_limit_passes),
         }
 
     def check(self, request: Request, kind: str) -> None:
@@ -167,8 +170,17 @@ class RateLimits:
             if not self._limiter.hit(limit, kind, client):
                 reset_at = self._limiter.get_window_stats(limit, kind, client).reset_time
                 seconds = max(1, math.ceil(reset_at - time.time()))
-                raise HTTPException(429, f"{_REFUSED[kind]}; please try again in {seconds} seconds.",
+                raise HTTPException(429, f"{_REFUSED[kind]}; please try again in {wait_in_words(seconds)}.",
                                     headers={"Retry-After": str(seconds)})
+
+
+def wait_in_words(seconds: int) -> str:
+    """A wait as a person reads it: 42 seconds, 15 minutes, 9 hours (rounded up)."""
+    if seconds <= 120:
+        return f"{seconds} second{'' if seconds == 1 else 's'}"
+    if seconds < 7200:
+        return f"{math.ceil(seconds / 60)} minutes"
+    return f"{math.ceil(seconds / 3600)} hours"
 
 
 def rate_limited(kind: str) -> params.Depends:

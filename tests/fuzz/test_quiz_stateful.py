@@ -194,6 +194,7 @@ def quiz_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient
     app = create_app(Settings(
         environment="test", database_url=url, signing_key=SecretStr(new_seed_text()), pass_mark=PASS_MARK,
         rate_limit_attempts=UNLIMITED, rate_limit_verify=UNLIMITED, rate_limit_train=UNLIMITED,
+        rate_limit_passes=UNLIMITED,
     ))
     with TestClient(app) as client:
         yield client

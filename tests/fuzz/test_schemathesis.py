@@ -39,7 +39,7 @@ def _app(database: Path) -> FastAPI:
         signing_key=SecretStr(new_seed_text()),
         rate_limit_attempts="1000000/minute",
         rate_limit_verify="1000000/minute",
-        rate_limit_train="1000000/minute",
+        rate_limit_train="1000000/minute", rate_limit_passes="1000000/minute",
     ))
 
 

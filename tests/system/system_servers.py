@@ -53,6 +53,7 @@ class Server:
             "PRECISION_LAB_RATE_LIMIT_ATTEMPTS": UNLIMITED,
             "PRECISION_LAB_RATE_LIMIT_VERIFY": UNLIMITED,
             "PRECISION_LAB_RATE_LIMIT_TRAIN": UNLIMITED,
+            "PRECISION_LAB_RATE_LIMIT_PASSES": UNLIMITED,
         }
         environment.pop("DATABASE_URL", None)  # PRECISION_LAB_DATABASE_URL alone names the database
         for name in ("REDIS_URL", "PRECISION_LAB_REDIS_URL"):  # counters in that database unless `env` names a Redis

@@ -192,6 +192,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     settings = Settings(
         environment="test", database_url=url, signing_key=SecretStr(new_seed_text()),
         rate_limit_attempts=UNLIMITED, rate_limit_verify=UNLIMITED, rate_limit_train=UNLIMITED,
+        rate_limit_passes=UNLIMITED,
     )
     with TestClient(create_app(settings)) as client:
         yield client

@@ -14,11 +14,14 @@ from pydantic import SecretStr, ValidationError
 from sqlalchemy import create_engine, func, select
 
 from app.main import create_app
+from app.quiz import load_bank, question_from_id
+from app.quiz import right_answer as right_answer_of
 from app.quiz.certificate_id import new_certificate_id
 from app.quiz.signing import new_seed_text
 from app.settings import Settings
-from app.store.models import RateLimitCounter
-from app.web.safety import client_key
+from app.store.database import open_session
+from app.store.models import Attempt, RateLimitCounter
+from app.web.safety import client_key, wait_in_words
 from tests.redis_server import free_port, redis_server_url
 from tests.web.test_pages import Elements
 from tests.web.test_train import SHORT, SHORT_QUERY
@@ -27,6 +30,8 @@ REFUSALS = {
     "attempts": "Too many quiz attempts were started from your address",
     "verify": "Too many certificate lookups came from your address",
     "train": "Training runs were started too often from your address",
+    "passes": "Certificates were earned too often from your address today, so this passed attempt stays open "
+              "until you can finish it",
 }
 # One request of each kind, and the status it answers while under the limit.
 REQUESTS: dict[str, tuple[Callable[[TestClient], Response], int]] = {
@@ -40,10 +45,10 @@ def assert_refused(response: Response, kind: str) -> None:
     """A 429 whose sentence names the kind and the seconds that Retry-After gives."""
     assert response.status_code == 429
     seconds = int(response.headers["Retry-After"])
-    assert 1 <= seconds <= 60
+    assert 1 <= seconds <= (86_400 if kind == "passes" else 60)
     detail = response.json()["detail"] if response.headers["content-type"].startswith("application/json") \
         else Elements(response.text).text_of("data-error")
-    assert detail == f"{REFUSALS[kind]}; please try again in {seconds} seconds."
+    assert detail == f"{REFUSALS[kind]}; please try again in {wait_in_words(seconds)}."
 
 
 @pytest.mark.parametrize("kind", sorted(REQUESTS))
@@ -181,3 +186,35 @@ def test_the_ipv6_prefix_is_a_setting(make_settings):
         with TestClient(app, client=(host, 50000)) as client:
             statuses.append(client.get(f"/api/certificates/{new_certificate_id()}").status_code)
     assert statuses == [404, 404, 429]
+
+
+def test_a_bot_that_reads_the_answers_from_the_feedback_earns_no_more_certificates_a_day_than_the_limit(
+        make_settings):
+    """The farming bot: it answers each question, reads `correct_answer` from the feedback, and passes; past
+    the daily limit its passed attempts stay open (429), so a day of farming yields `limit` certificates."""
+    limit = 3
+    app = create_app(make_settings(rate_limit_passes=f"{limit}/day", rate_limit_attempts="1000/minute"))
+    earned, refused, bank = [], [], load_bank()
+    with TestClient(app) as client:
+        for _ in range(limit + 3):
+            start = client.post("/api/quiz/attempts").json()
+            owner = {"X-Attempt-Token": start["attempt_token"]}
+            url = f"/api/quiz/attempts/{start['attempt_id']}"
+            for question in start["questions"]:
+                answer = right_answer_of(question_from_id(bank, question["id"]))
+                client.post(f"{url}/answers", json={"question_id": question["id"], "answer": answer}, headers=owner)
+            finished = client.post(f"{url}/finish", json={"name": "Bot"}, headers=owner)
+            if finished.status_code == 200:
+                earned.append(finished.json()["certificate_id"])
+            else:
+                assert_refused(finished, "passes")
+                refused.append(start["attempt_id"])
+        with open_session(client.app.state.engine) as session:  # still open, nothing lost: finishable tomorrow
+            assert all(session.get(Attempt, attempt_id).finished_at is None for attempt_id in refused)
+        assert len(earned) == limit and all(earned) and len(refused) == 3
+
+
+@pytest.mark.parametrize(("seconds", "words"), [(1, "1 second"), (60, "60 seconds"), (121, "3 minutes"),
+                                                (3600, "60 minutes"), (7200, "2 hours"), (86_400, "24 hours")])
+def test_a_wait_is_said_in_the_unit_a_person_reads(seconds, words):
+    assert wait_in_words(seconds) == words
