@@ -92,14 +92,18 @@ class Server:
 
 
 @contextmanager
-def two_instances(database_url: str, logs: Path, env: dict[str, str] | None = None) -> Iterator[tuple[Client, Client]]:
-    """Instances A and B: two app processes on one migrated database with one signing key, and a client of each."""
+def two_instances(database_url: str, logs: Path,
+                  env: dict[str, str] | None = None) -> Iterator[tuple[Client, Client]]:
+    """Instances A and B: two app processes on one migrated database with one signing key, and a client of each.
+
+    They are one site, behind one load balancer: one public origin, which their links and key URLs are built on."""
     migrate(database_url)
     key = new_seed_text()
     servers: list[Server] = []
+    shared: dict[str, str | None] = {"PRECISION_LAB_PUBLIC_BASE_URL": "https://lab.example", **(env or {})}
     try:
         for name in ("a", "b"):
-            servers.append(Server(database_url, key, logs / f"uvicorn-{name}.log", env=env))
+            servers.append(Server(database_url, key, logs / f"uvicorn-{name}.log", env=shared))
         for server in servers:
             server.wait_until_ready()
         with (Client(base_url=servers[0].url, timeout=REQUEST_SECONDS) as a,
