@@ -6,7 +6,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
-from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
 
 from app.quiz import load_bank
@@ -31,11 +30,13 @@ from app.web import (
     visualise,
 )
 from app.web.limits import RequestLimits
-from app.web.rendering import ROOT
+from app.web.page_etags import PageETags
+from app.web.rendering import STATIC_DIR, STATIC_VERSION
 from app.web.request_log import RequestLog
 from app.web.safety import RateLimits, counter_storage
 from app.web.security import SecurityHeaders
 from app.web.server_errors import ServerErrors
+from app.web.static_files import PlainStaticFiles, VersionedStaticFiles
 
 
 @asynccontextmanager
@@ -80,8 +81,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     for module in routers:
         app.include_router(module.router)
-    app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
+    app.mount(f"/static/{STATIC_VERSION}", VersionedStaticFiles(directory=STATIC_DIR), name="static-versioned")
+    app.mount("/static", PlainStaticFiles(directory=STATIC_DIR), name="static")
     app.add_middleware(ServerErrors)  # innermost of ours: its 500 passes through the ones below
+    app.add_middleware(PageETags)  # inside the compression: the tag is of the page itself
     # Text compressed for clients that ask (never the event stream, which Starlette leaves alone: it must flow)
     app.add_middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_BYTES, compresslevel=6)
     app.add_middleware(RequestLimits, max_body_bytes=settings.max_body_bytes, max_query_bytes=settings.max_query_bytes)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any, cast
 
@@ -13,6 +14,28 @@ ROOT = Path(__file__).resolve().parents[2]
 templates = Jinja2Blocks(directory=str(ROOT / "templates"))
 templates.env.auto_reload = False  # templates change only with a deploy; no stat() per render
 EMBED_PREFIX = "/embed"
+STATIC_DIR = ROOT / "static"
+
+
+def static_version(directory: Path) -> str:
+    """A digest of every file under directory (vendor files included; the Makefile's dot-file stamps not): the
+    path segment of their immutable URLs, so that a deploy that changes any of them changes every one, and ES
+    modules import each other relatively."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in directory.rglob("*") if p.is_file() and not p.name.startswith(".")):
+        digest.update(path.relative_to(directory).as_posix().encode() + b"\x00" + path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+STATIC_VERSION = static_version(STATIC_DIR)
+
+
+def static(path: str) -> str:
+    """The immutable URL of a file under static/: /static/<version>/<path>."""
+    return f"/static/{STATIC_VERSION}/{path}"
+
+
+templates.env.globals["static"] = static
 
 
 def canonical_url(request: Request) -> str:

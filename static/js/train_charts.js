@@ -23,8 +23,8 @@ export const power = (e) => `2${String(e).replace(/./g, (c) => SUPERSCRIPT[c])}`
 // uPlot and its stylesheet load on the first run only, so the page itself stays small.
 export function loadUPlot() {
   loading ??= new Promise((resolve, reject) => {
-    const style = Object.assign(document.createElement("link"), { rel: "stylesheet", href: "/static/vendor/uPlot.min.css" });
-    const script = Object.assign(document.createElement("script"), { src: "/static/vendor/uPlot.iife.min.js" });
+    const style = Object.assign(document.createElement("link"), { rel: "stylesheet", href: new URL("../vendor/uPlot.min.css", import.meta.url).href });
+    const script = Object.assign(document.createElement("script"), { src: new URL("../vendor/uPlot.iife.min.js", import.meta.url).href });
     script.addEventListener("load", () => resolve(window.uPlot));
     script.addEventListener("error", () => reject(new Error("The chart library did not load.")));
     document.head.append(style, script);

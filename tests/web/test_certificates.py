@@ -20,6 +20,7 @@ from app.settings import Settings
 from app.store.certificates import get_certificate, revoke_certificate
 from app.store.database import open_session
 from app.web import certificates
+from app.web.rendering import static
 from tests.web.test_pages import HX, Elements
 from tests.web.test_quiz_api import take_attempt
 from tests.web.test_train import is_sentence
@@ -56,7 +57,7 @@ def test_the_certificate_page_shows_every_fact_and_a_qr_code_of_its_verification
     assert [a for tag, a in page.tags if tag == "svg" and "qr-code" in a.get("class", "")]
     assert f"QR code of {url}" in response.text
     assert "<script>" not in response.text and " style=" not in response.text and "data:image" not in response.text
-    assert 'href="/static/css/quiz.css"' in response.text
+    assert f'href="{static("css/quiz.css")}"' in response.text
 
 
 def test_verification_forgives_case_hyphens_and_look_alike_letters(client, certificate_id):

@@ -18,6 +18,7 @@ from app.learn import DISTRIBUTIONS, SCALES, measure_formats, sample_tensor
 from app.learn.sample_error import MEASURED_FORMATS, SAMPLE_SIZE
 from app.training import RECIPES, bytes_per_param
 from app.web.guides import GUIDES, WORDS_PER_MINUTE
+from app.web.rendering import static
 from app.web.train_views import approx
 
 HX = {"HX-Request": "true"}
@@ -133,7 +134,7 @@ def test_listen_is_hidden_until_the_script_finds_the_speech_api(client, guide):
     [controls] = page.having("data-listen")
     assert "hidden" in controls
     assert page.having("data-listen-toggle") and page.having("data-listen-source")
-    assert any(a.get("src") == "/static/js/listen.js" for tag, a in page.tags if tag == "script")
+    assert any(a.get("src") == static("js/listen.js") for tag, a in page.tags if tag == "script")
 
 
 @pytest.mark.parametrize("guide", GUIDES.values(), ids=lambda g: g.slug)

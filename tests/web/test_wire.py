@@ -74,3 +74,59 @@ def test_the_event_stream_is_never_compressed(client):
         assert response.headers["content-type"].startswith("text/event-stream")
         assert "content-encoding" not in response.headers
         assert b"event: done" in response.read()
+
+
+# -- caching: static files for ever under their version, pages revalidated by ETag ------------------------------
+
+
+def test_pages_link_static_files_only_under_the_version_of_their_content(client):
+    from app.web.rendering import STATIC_VERSION
+
+    for url in PAGES:
+        html = client.get(url).text
+        linked = re.findall(r'(?:href|src)="(/static/[^"]+)"', html)
+        assert linked and all(path.startswith(f"/static/{STATIC_VERSION}/") for path in linked), (url, linked)
+
+
+def test_a_versioned_static_file_is_cached_for_a_year_and_its_module_imports_too(client):
+    script = re.search(r'src="(/static/[0-9a-f]{12}/js/train\.js)"', client.get("/train").text)
+    assert script
+    response = client.get(script[1])
+    assert response.headers["cache-control"] == "public, max-age=31536000, immutable"
+    imported = script[1].rsplit("/", 1)[0] + "/" + _IMPORT.findall(response.text)[0]  # as the browser resolves it
+    assert client.get(imported).headers["cache-control"] == "public, max-age=31536000, immutable"
+
+
+def test_the_version_changes_with_any_file_and_only_with_files(tmp_path):
+    from app.web.rendering import static_version
+
+    (tmp_path / "js").mkdir()
+    (tmp_path / "js" / "a.js").write_text("export const a = 1;")
+    first = static_version(tmp_path)
+    (tmp_path / ".installed").write_text("")  # the Makefile's stamp is no file of the site
+    assert static_version(tmp_path) == first
+    (tmp_path / "js" / "a.js").write_text("export const a = 2;")
+    changed = static_version(tmp_path)
+    assert changed != first
+    (tmp_path / "b.css").write_text("")
+    assert static_version(tmp_path) not in (first, changed)
+
+
+def test_a_plain_static_name_revalidates_by_etag(client):
+    first = client.get("/static/css/site.css")
+    assert first.headers["cache-control"] == "no-cache" and first.headers["etag"]
+    assert client.get("/static/css/site.css", headers={"If-None-Match": first.headers["etag"]}).status_code == 304
+
+
+@pytest.mark.parametrize("url", ["/", "/formats", "/visualise/float16?value=0.1", "/learn/glossary"])
+def test_a_page_revalidates_by_etag_and_a_match_is_304_without_a_body(client, url):
+    first = client.get(url)
+    assert first.headers["cache-control"] == "no-cache" and first.headers["etag"].startswith('W/"')
+    again = client.get(url, headers={"If-None-Match": first.headers["etag"]})
+    assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == first.headers["etag"]
+    assert client.get(url, headers={"If-None-Match": 'W/"something-else"'}).status_code == 200
+
+
+def test_a_page_that_must_not_be_stored_gets_no_etag(client):
+    quiz = client.get("/quiz")
+    assert quiz.headers["cache-control"] == "no-store" and "etag" not in quiz.headers
