@@ -41,7 +41,7 @@ def test_measured_tables_come_from_the_files(client: TestClient) -> None:
 def test_reported_h200_figures_beside_the_published_peak(client: TestClient) -> None:
     html = client.get("/learn/hardware").text
     section = html.split('data-measured="h200-reported-2026-11-30.json"')[1].split("</article>")[0]
-    assert "reported in issue 5 for reference, measured on an NVIDIA H200 on 2026-11-30" in section
+    assert "reported by the project lead for reference, measured on an NVIDIA H200 on 2026-11-30" in section
     bf16 = section.split('data-format="bfloat16"')[1].split("</tr>")[0]
     assert ">779<" in bf16 and "989.4" in bf16 and ">79%<" in bf16  # 779 / 989.4
 
