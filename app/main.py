@@ -36,7 +36,7 @@ from app.web.request_log import RequestLog
 from app.web.safety import RateLimits, counter_storage
 from app.web.security import SecurityHeaders
 from app.web.server_errors import ServerErrors
-from app.web.static_files import PlainStaticFiles, VersionedStaticFiles
+from app.web.static_files import IMMUTABLE, REVALIDATE, CachedStaticFiles
 
 
 @asynccontextmanager
@@ -81,8 +81,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     for module in routers:
         app.include_router(module.router)
-    app.mount(f"/static/{STATIC_VERSION}", VersionedStaticFiles(directory=STATIC_DIR), name="static-versioned")
-    app.mount("/static", PlainStaticFiles(directory=STATIC_DIR), name="static")
+    app.mount(f"/static/{STATIC_VERSION}", CachedStaticFiles(STATIC_DIR, IMMUTABLE), name="static-versioned")
+    app.mount("/static", CachedStaticFiles(STATIC_DIR, REVALIDATE), name="static")
     app.add_middleware(ServerErrors)  # innermost of ours: its 500 passes through the ones below
     app.add_middleware(PageETags)  # inside the compression: the tag is of the page itself
     # Text compressed for clients that ask (never the event stream, which Starlette leaves alone: it must flow)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from urllib.parse import quote
 
 from bench.loopback import Client, cpu_seconds, server
 
@@ -58,10 +59,6 @@ def _quantize_body(settings: dict[str, object], n: int) -> bytes:
     return json.dumps({**settings, "values": values}).encode()
 
 
-def _quote(value: str) -> str:
-    return value.replace("+", "%2B").replace("/", "%2F")
-
-
 async def _measure(base: str) -> list[tuple[str, str, float, set[int]]]:
     client = Client(int(base.rsplit(":", 1)[1]))
 
@@ -79,7 +76,7 @@ async def _measure(base: str) -> list[tuple[str, str, float, set[int]]]:
     for route, (template, headers) in ROUTES.items():
         for kind in KINDS:
             ms, statuses = await cpu_ms(lambda n, t=template, k=kind, h=headers: client.request(
-                "GET", t.format(v=_quote(_value(k, n))), h))
+                "GET", t.format(v=quote(_value(k, n), safe="")), h))
             rows.append((route, kind, ms, statuses))
     for label, settings in QUANTIZE.items():
         ms, statuses = await cpu_ms(lambda n, s=settings: client.request(

@@ -6,6 +6,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.web.asgi import HttpMiddleware
 from app.web.errors import respond_error
 
 
@@ -30,16 +31,13 @@ def _declared_length(scope: Scope) -> int | None:
     return None
 
 
-class RequestLimits:
+class RequestLimits(HttpMiddleware):
     def __init__(self, app: ASGIApp, *, max_body_bytes: int, max_query_bytes: int) -> None:
-        self.app = app
+        super().__init__(app)
         self.max_body_bytes = max_body_bytes
         self.max_query_bytes = max_query_bytes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         if len(scope.get("query_string", b"")) > self.max_query_bytes:
             message = (
                 f"The query string is longer than this site accepts ({self.max_query_bytes:,} bytes); "

@@ -6,15 +6,14 @@ from __future__ import annotations
 import hashlib
 
 from starlette.datastructures import Headers, MutableHeaders
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
+
+from app.web.asgi import HttpMiddleware
 
 
-class PageETags:
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "GET":
+class PageETags(HttpMiddleware):
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] != "GET":
             await self.app(scope, receive, send)
             return
         asked = Headers(scope=scope).get("if-none-match", "")

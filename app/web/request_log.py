@@ -16,8 +16,9 @@ from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
+from app.web.asgi import HttpMiddleware
 from app.web.metrics import UNMATCHED_ROUTE, observe_request
 
 ACCESS_LOGGER = "precision_lab.access"
@@ -50,14 +51,8 @@ def _route(scope: Scope, root_path: str) -> str:
     return UNMATCHED_ROUTE
 
 
-class RequestLog:
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+class RequestLog(HttpMiddleware):
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.perf_counter()
         root_path = scope.get("root_path", "")
         request_id = _request_id(scope)

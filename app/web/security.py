@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.web.asgi import HttpMiddleware
+
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
     "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors {ancestors}"
 )
 
 
-class SecurityHeaders:
+class SecurityHeaders(HttpMiddleware):
     def __init__(self, app: ASGIApp) -> None:
-        self.app = app
+        super().__init__(app)
         self.page_headers = self._headers("'none'")
         self.embed_headers = self._headers("*")
 
@@ -24,10 +26,7 @@ class SecurityHeaders:
             (b"referrer-policy", b"strict-origin-when-cross-origin"),
         ] + ([] if ancestors == "*" else [(b"x-frame-options", b"DENY")])
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         extra = self.embed_headers if scope["path"].startswith("/embed/") else self.page_headers
         if scope.get("scheme") == "https":
             extra = extra + [(b"strict-transport-security", b"max-age=31536000; includeSubDomains")]

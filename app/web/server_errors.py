@@ -9,8 +9,9 @@ import logging
 
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
+from app.web.asgi import HttpMiddleware
 from app.web.errors import respond_error
 
 _log = logging.getLogger("precision_lab.errors")
@@ -21,14 +22,8 @@ def _sentence(request_id: str | None) -> str:
     return f"Something went wrong on our side{quoted}; it has been logged. Please try again later."
 
 
-class ServerErrors:
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+class ServerErrors(HttpMiddleware):
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = False
 
         async def watched_send(message: Message) -> None:
