@@ -1,9 +1,9 @@
 // Figures borrowed from other pages keep the reader in the guide: a visualiser loaded into a guide brings its
-// own hx-push-url="true", which would replace the guide's address at the first flipped bit.
+// own data-hx-push-url="true", which would replace the guide's address at the first flipped bit.
 
 document.addEventListener("htmx:load", (event) => {
   const loaded = event.target;
   if (!(loaded instanceof Element) || !loaded.closest("[data-figure]")) return;
-  const pushing = [loaded, ...loaded.querySelectorAll("[hx-push-url]")].filter((el) => el.hasAttribute("hx-push-url"));
-  for (const el of pushing) el.setAttribute("hx-push-url", "false");
+  const pushing = [loaded, ...loaded.querySelectorAll("[data-hx-push-url]")].filter((el) => el.hasAttribute("data-hx-push-url"));
+  for (const el of pushing) el.setAttribute("data-hx-push-url", "false");
 });

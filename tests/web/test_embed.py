@@ -36,7 +36,7 @@ def snippet_of(page: Elements) -> dict[str, str]:
 def local_links(page: Elements) -> list[str]:
     """Every address the page navigates or swaps to on this site, the way out of the frame left aside."""
     links = [attrs.get("href") for tag, attrs in page.tags if tag == "a" and "data-open-full" not in attrs]
-    links += [attrs.get("hx-get") for _, attrs in page.tags] + [attrs.get("action") for _, attrs in page.tags]
+    links += [attrs.get("data-hx-get") for _, attrs in page.tags] + [attrs.get("action") for _, attrs in page.tags]
     return [link for link in links if link and link.startswith("/")]
 
 
@@ -84,7 +84,7 @@ def test_bit_flips_in_the_framed_visualiser_go_to_the_framed_visualiser(client):
     assert len(cells) == 16
     for cell in cells:
         parts = urlsplit(cell["href"])
-        assert parts.path == "/embed/visualise/float16" and cell["hx-get"] == cell["href"]
+        assert parts.path == "/embed/visualise/float16" and cell["data-hx-get"] == cell["href"]
         assert parse_qs(parts.query)["overflow"] == ["saturate"]
     flipped = client.get(next(c["href"] for c in cells if c["data-bit"] == "15"))
     assert Elements(flipped.text).text_of("data-stored") == "-1"

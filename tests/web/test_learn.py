@@ -109,7 +109,7 @@ def test_first_visit_stays_under_150_kb_with_its_loaded_figures(client, url):
     page = Page(html)
     assets = [a["href"] for tag, a in page.tags if tag == "link" and a.get("rel") == "stylesheet"]
     assets += [a["src"] for tag, a in page.tags if tag == "script"]
-    loaded = [a["hx-get"] for a in page.having("hx-trigger") if a["hx-trigger"] == "load"]
+    loaded = [a["data-hx-get"] for a in page.having("data-hx-trigger") if a["data-hx-trigger"] == "load"]
     sizes = [len(client.get(asset).content) for asset in assets]
     sizes += [len(client.get(src, headers=HX).content) for src in loaded]
     assert len(html.encode()) + sum(sizes) < PAGE_BUDGET
@@ -156,7 +156,7 @@ def test_every_figure_points_at_a_real_fragment_and_links_it_without_javascript(
     assert figures
     for figure in figures:
         src = figure["data-figure-src"]
-        assert figure["hx-get"] == src
+        assert figure["data-hx-get"] == src
         assert src in {a["href"] for tag, a in page.tags if tag == "a"}  # the link that works with JS off
         fragment = client.get(src, headers=HX)
         assert fragment.status_code == 200, src
@@ -166,7 +166,7 @@ def test_every_figure_points_at_a_real_fragment_and_links_it_without_javascript(
 @pytest.mark.parametrize("url", ["/learn/number-formats", "/learn/mixed-precision-training", "/learn/quantisation"])
 def test_each_guide_loads_a_visualiser_with_flippable_bits(client, url):
     page = Page(client.get(url).text)
-    [src] = [a["hx-get"] for a in page.having("hx-trigger") if a["hx-trigger"] == "load"]
+    [src] = [a["data-hx-get"] for a in page.having("data-hx-trigger") if a["data-hx-trigger"] == "load"]
     assert src.startswith("/visualise/")
     fragment = Page(client.get(src, headers=HX).text)
     assert fragment.having("data-bit-grid") and fragment.having("data-bit")
@@ -311,7 +311,7 @@ def test_the_claims_next_to_the_live_table_hold():
 
 def test_the_live_table_form_works_without_javascript(client):
     page = Page(client.get("/learn/quantisation?distribution=outliers&scale=1000").text)
-    [form] = [a for tag, a in page.tags if tag == "form" and a.get("hx-get") == "/learn/quantisation"]
+    [form] = [a for tag, a in page.tags if tag == "form" and a.get("data-hx-get") == "/learn/quantisation"]
     assert form["method"] == "get" and form["action"].startswith("/learn/quantisation")
     selected = [a["value"] for tag, a in page.tags if tag == "option" and "selected" in a]
     assert selected == ["outliers", "1000"]

@@ -130,7 +130,7 @@ def test_without_javascript_each_bit_links_to_its_pattern_with_that_bit_flipped(
     stored = int(page.text_of("data-bits"), 16)
     for cell in page.having("data-bit"):
         assert bits_of(cell["href"]) ^ stored == 1 << int(cell["data-bit"])
-        assert cell["hx-get"] == cell["href"]
+        assert cell["data-hx-get"] == cell["href"]
 
 
 def test_bit_links_and_neighbours_keep_the_rounding_and_overflow_choices(client):

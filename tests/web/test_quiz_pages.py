@@ -137,7 +137,7 @@ def test_htmx_gets_only_the_question_block_with_its_feedback_and_the_new_progres
     block = Elements(response.text)
     assert [a["data-question-id"] for a in block.having("data-question-id")] == [question_id]
     assert block.having("data-feedback")[0]["data-correct"] == "true"
-    assert block.having("autofocus") and 'hx-swap-oob="true"' in response.text
+    assert block.having("autofocus") and 'data-hx-swap-oob="true"' in response.text
     assert block.text_of("data-progress") == "Answered 1 of 12, 1 right so far."
 
 

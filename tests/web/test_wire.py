@@ -49,7 +49,7 @@ def _first_visit(client, url: str) -> dict[str, int]:  # type: ignore[no-untyped
         transferred[asset] = response.num_bytes_downloaded
         if asset.endswith(".js"):
             wanted += [asset.rsplit("/", 1)[0] + "/" + name for name in _IMPORT.findall(response.text)]
-    for fragment in [a["hx-get"] for _, a in tags if a.get("hx-trigger") == "load"]:
+    for fragment in [a["data-hx-get"] for _, a in tags if a.get("data-hx-trigger") == "load"]:
         transferred[fragment] = client.get(fragment, headers={**GZIP, "HX-Request": "true"}).num_bytes_downloaded
     return transferred
 
@@ -130,3 +130,26 @@ def test_a_page_revalidates_by_etag_and_a_match_is_304_without_a_body(client, ur
 def test_a_page_that_must_not_be_stored_gets_no_etag(client):
     quiz = client.get("/quiz")
     assert quiz.headers["cache-control"] == "no-store" and "etag" not in quiz.headers
+
+
+# -- valid HTML: htmx reads its attributes from data-hx-*, so no page carries an attribute HTML does not define --
+# The attributes of HTML and SVG that the pages use; anything else must be data-* or aria-* (the W3C Nu checker
+# reported every bare hx-* attribute as an error).
+STANDARD_ATTRIBUTES = {
+    "action", "alt", "autocapitalize", "autocomplete", "autofocus", "charset", "checked", "class", "colspan",
+    "content", "cx", "cy", "d", "datetime", "defer", "dir", "disabled", "dominant-baseline", "download", "fill",
+    "for", "height", "hidden", "href", "hreflang", "id", "inputmode", "lang", "max", "maxlength", "method", "min",
+    "minlength", "name", "open", "pattern", "placeholder", "points", "r", "readonly", "rel", "required", "role",
+    "rows", "rowspan", "scope", "selected", "size", "spellcheck", "src", "step", "stroke", "style", "tabindex",
+    "target", "text-anchor", "title", "type", "value", "viewbox", "width", "x", "x1", "x2", "xmlns", "y", "y1",
+    "y2",
+}
+
+
+@pytest.mark.parametrize("url", [*PAGES, f"/train?{SHORT_QUERY}&run=1"])
+def test_every_attribute_on_every_page_is_one_html_defines(client, url):
+    page = client.get(url)
+    assert page.status_code == 200
+    unknown = {name for _, attrs in _Tags(page.text).tags for name in attrs
+               if not name.startswith(("data-", "aria-")) and name not in STANDARD_ATTRIBUTES}
+    assert not unknown, unknown
