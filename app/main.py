@@ -37,12 +37,13 @@ from app.web.safety import RateLimits, counter_storage
 from app.web.security import SecurityHeaders
 from app.web.server_errors import ServerErrors
 from app.web.static_files import IMMUTABLE, REVALIDATE, CachedStaticFiles
+from app.web.train_workers import TrainWorkers
 
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Read the question bank (a broken file stops the start with its file and line), the key and the database;
-    open the rate-limit counters."""
+    open the rate-limit counters; make the training processes' pool (they start when a run first needs one)."""
     settings: Settings = app.state.settings
     app.state.quiz_bank = load_bank()
     app.state.signing_key = settings.load_signing_key()
@@ -52,9 +53,11 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         migrate(settings.database_url)  # a bare `uvicorn app.main:app` on a new database; production migrates apart
     app.state.engine = create_database_engine(settings.database_url)
     app.state.rate_limits = RateLimits(settings, counter_storage(settings, app.state.engine))
+    app.state.train_workers = TrainWorkers(settings.train_processes or settings.train_max_concurrent_runs)
     try:
         yield
     finally:
+        app.state.train_workers.close()
         app.state.engine.dispose()
 
 

@@ -16,6 +16,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from app.quiz.draw import DEFAULT_COUNT, MAX_COUNT
 from app.quiz.signing import load_or_create_dev_key, private_key_from_text, public_key_from_text
 
+_MOST_TRAIN_PROCESSES = 64
+
 
 class Settings(BaseSettings):
     # Errors never echo their input: it may hold the signing key or a database password.
@@ -41,6 +43,10 @@ class Settings(BaseSettings):
     # Training runs computed at once per worker process (further ones get 503 with Retry-After),
     # and finished runs kept to serve identical configurations again.
     train_max_concurrent_runs: int = Field(default=2, ge=1, le=64)
+    # Processes that compute the training runs, per server process (each of `workers`), so that runs and web
+    # requests never wait for one interpreter lock: unset, one per training slot; with fewer, a run beyond them
+    # waits (within train_max_seconds) for one to be free. Each starts when first needed, at a lower priority.
+    train_processes: int | None = None
     train_cache_runs: int = Field(default=64, ge=0, le=4096)
     # Seconds a run may take before it is stopped and refused (503), a safety net: within the lab's limits a run
     # takes seconds, so one this slow means an overloaded process.
@@ -118,6 +124,24 @@ class Settings(BaseSettings):
             setting = f"PRECISION_LAB_{str(info.field_name).upper()}"
             raise ValueError(f"{setting} takes limits such as 30/minute or 100/hour;1000/day.") from None
         return value
+
+    @field_validator("train_processes")
+    @classmethod
+    def _train_processes(cls, value: int | None) -> int | None:
+        if value is not None and not 1 <= value <= _MOST_TRAIN_PROCESSES:
+            raise ValueError(f"PRECISION_LAB_TRAIN_PROCESSES must be from 1 to {_MOST_TRAIN_PROCESSES}, "
+                             "or unset for one process per training slot.")
+        return value
+
+    @model_validator(mode="after")
+    def _train_processes_within_slots(self) -> Settings:
+        if self.train_processes is not None and self.train_processes > self.train_max_concurrent_runs:
+            raise ValueError(
+                f"PRECISION_LAB_TRAIN_PROCESSES ({self.train_processes}) is more than "
+                f"PRECISION_LAB_TRAIN_MAX_CONCURRENT_RUNS ({self.train_max_concurrent_runs}), the runs trained at "
+                "once, so some processes would never train; lower it, or leave it unset for one per slot."
+            )
+        return self
 
     @field_validator("redis_url")
     @classmethod

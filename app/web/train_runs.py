@@ -1,8 +1,10 @@
-"""Training runs the web layer computes: a few at once, each configuration once.
+"""Training runs the web layer computes: a few at once, each configuration once, in worker processes.
 
 A run is recorded as its server-sent events (start, one per step, done), each the bytes of one SSE frame.
 A bounded LRU cache keyed by the resolved configuration keeps the last runs, so the same configuration
-streams again, answers the JSON API or renders the page without training again.
+streams again, answers the JSON API or renders the page without training again. The runs themselves are
+computed by the app's TrainWorkers (app/web/train_workers.py), whose frames are the same bytes as those of
+the same run computed here.
 """
 
 from __future__ import annotations
@@ -11,19 +13,21 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Generator, Iterator
-from contextlib import closing, contextmanager
-from typing import Annotated, Any, cast
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from starlette.concurrency import run_in_threadpool
 
-from app.training import ResolvedConfig, TrainConfig, stream
+from app.training import ResolvedConfig, TrainConfig
 from app.training.gather import gather
 from app.web.metrics import TRAINING_COMPUTED, TRAINING_IN_FLIGHT
+from app.web.train_workers import TrainWorkers, WorkerLost, WorkerRun, WorkerTimeout, frame
 
-# Defaults of the settings train_max_concurrent_runs, train_cache_runs and train_max_seconds. Runs share one process's
-# interpreter lock, so two at once already keep a core busy: more only queue inside the process.
+__all__ = ["LiveRun", "RunsBusy", "RunsDep", "TrainRuns", "frame", "replay", "result", "train_runs"]
+
+# Defaults of the settings train_max_concurrent_runs, train_cache_runs and train_max_seconds.
 MAX_CONCURRENT_RUNS = 2
 CACHE_RUNS = 64
 CACHE_BYTES = 64 * 2**20
@@ -31,10 +35,10 @@ MAX_SECONDS = 60.0
 SEND_TIMEOUT = 10.0
 RETRY_AFTER_SECONDS = 2  # a default run takes about a second
 PULL_SECONDS = 0.03  # a live stream sends what it computed in this long, about 30 updates a second
+RECORD_PULL_SECONDS = 0.25  # a run recorded whole comes back in batches this long: its deadline is checked between
 REPLAY_FRAMES = 100  # frames per write when a cached run is sent again
 
 Recorded = tuple[bytes, ...]
-Event = dict[str, Any]
 
 
 class RunsBusy(Exception):
@@ -55,29 +59,30 @@ def _too_slow(max_seconds: float) -> RunsBusy:
                     "so it was stopped; try again in a minute.")
 
 
-def frame(event: dict[str, Any]) -> bytes:
-    """One server-sent event: its type as the event name, the event as JSON (which has no NaN or infinity)."""
-    data = json.dumps(event, separators=(",", ":"), allow_nan=False)
-    return f"event: {event['type']}\ndata: {data}\n\n".encode()
-
-
 def result(recorded: Recorded) -> dict[str, Any]:
     """The POST /api/train result of a recorded run."""
     return gather(json.loads(f.split(b"\ndata: ", 1)[1]) for f in recorded)
 
 
+def _worker_lost() -> RunsBusy:
+    return RunsBusy("The lab's training process stopped before this run finished; try again in a minute.")
+
+
 class TrainRuns:
     """The slots and the cache of one app; `computed` counts the runs trained (cache misses).
 
-    A run that takes longer than max_seconds by `clock` is stopped and not cached.
+    Runs are computed by `workers` (its own, of one process per slot, when not given). A run that takes longer
+    than max_seconds by `clock` is stopped and not cached.
     """
 
     def __init__(self, max_concurrent: int = MAX_CONCURRENT_RUNS, cache_runs: int = CACHE_RUNS,
                  cache_bytes: int = CACHE_BYTES, max_seconds: float = MAX_SECONDS,
-                 clock: Callable[[], float] = time.monotonic, send_timeout: float = SEND_TIMEOUT) -> None:
+                 clock: Callable[[], float] = time.monotonic, send_timeout: float = SEND_TIMEOUT,
+                 workers: TrainWorkers | None = None) -> None:
         self.max_concurrent = max_concurrent
         self.max_seconds, self._clock, self.send_timeout = max_seconds, clock, send_timeout
         self.cache_runs, self.cache_bytes = cache_runs, cache_bytes
+        self.workers = workers or TrainWorkers(max_concurrent)
         self.running = 0
         self.computed = 0
         self._lock = threading.Lock()
@@ -136,26 +141,45 @@ class TrainRuns:
     def seconds_until(self, deadline: float) -> float:
         return deadline - self._clock()
 
-    def timed(self, events: Iterator[Event], deadline: float | None = None) -> Generator[Event, None, None]:
-        """The events of a run, until its deadline (max_seconds from now unless given): then it is stopped and
-        RunsBusy raised."""
-        deadline = self.deadline() if deadline is None else deadline
-        # stream() is a generator (annotated as an iterator): closing it stops the training
-        with closing(cast(Generator[Event, None, None], events)):
-            for event in events:
-                if self._clock() >= deadline:
-                    raise _too_slow(self.max_seconds)
-                yield event
+    def start(self, config: TrainConfig) -> WorkerRun:
+        """The run in a worker process: it may take max_seconds of real time there, waiting for one included."""
+        return self.workers.run(config, self.max_seconds)
+
+    def pull(self, run: WorkerRun, seconds: float, deadline: float, into: list[bytes]) -> None:
+        """Add the run's next batch to `into`, each frame read before its deadline by `clock`; past it, the run is
+        stopped and RunsBusy raised, as it is when the worker process does not answer in time or ends."""
+        try:
+            batch = run.pull(seconds)
+        except WorkerTimeout:
+            raise _too_slow(self.max_seconds) from None
+        except WorkerLost:
+            raise _worker_lost() from None
+        for _, data in batch:
+            if self._clock() >= deadline:
+                run.stop()
+                raise _too_slow(self.max_seconds)
+            into.append(data)
 
     def record(self, config: TrainConfig) -> Recorded:
-        """The run, from the cache or trained now in the calling thread (raises RunsBusy when no slot is free
-        or the run takes too long)."""
+        """The run, from the cache or trained now while the calling thread waits (raises RunsBusy when no slot
+        is free or the run takes too long)."""
         recorded = self.cached(config)
         if recorded is None:
             with self.slot():
-                recorded = tuple(map(frame, self.timed(stream(config))))
+                recorded = self._trained(config)
             self.store(config, recorded)
         return recorded
+
+    def _trained(self, config: TrainConfig) -> Recorded:
+        deadline = self.deadline()
+        run = self.start(config)
+        frames: list[bytes] = []
+        try:
+            while not run.exhausted:
+                self.pull(run, RECORD_PULL_SECONDS, deadline, frames)
+        finally:
+            run.stop()
+        return tuple(frames)
 
     def live(self, config: TrainConfig) -> LiveRun:
         """A run to stream as it trains, holding a slot until it is closed (raises RunsBusy)."""
@@ -164,12 +188,12 @@ class TrainRuns:
 
 
 class LiveRun:
-    """One streamed run: trains in worker threads a few steps at a time; cached when it completes."""
+    """One streamed run: its batches pulled from its worker process in threads; cached when it completes."""
 
     def __init__(self, runs: TrainRuns, config: TrainConfig) -> None:
         self._runs, self._config = runs, config
         self._deadline = runs.deadline()
-        self._events = runs.timed(stream(config), self._deadline)
+        self._run = runs.start(config)
         self._recorded: list[bytes] = []
         self.finished = False
         self._closed = False
@@ -182,21 +206,16 @@ class LiveRun:
         if self._closed:  # stopped at its deadline while a write waited for the client
             self.finished = True
             return frame({"type": "error", "detail": str(_too_slow(self._runs.max_seconds))})
-        deadline = time.perf_counter() + PULL_SECONDS
         first = len(self._recorded)
         try:
-            for event in self._events:
-                self._recorded.append(frame(event))
-                if event["type"] == "done":
-                    self.finished = True
-                    self._runs.store(self._config, tuple(self._recorded))
-                if event["type"] != "step" or event["step"] == 1 or time.perf_counter() > deadline:
-                    break
-            else:
-                self.finished = True
+            self._runs.pull(self._run, PULL_SECONDS, self._deadline, self._recorded)
         except RunsBusy as too_slow:
             self.finished = True
             self._recorded.append(frame({"type": "error", "detail": str(too_slow)}))
+        else:
+            if self._run.exhausted:
+                self.finished = True
+                self._runs.store(self._config, tuple(self._recorded))
         return b"".join(self._recorded[first:])
 
     def seconds_left(self) -> float:
@@ -211,7 +230,7 @@ class LiveRun:
         """Stop training (the client went away, or the run is done) and give the slot back; idempotent."""
         if not self._closed:
             self._closed = True
-            self._events.close()
+            self._run.stop()
             self._runs.release()
 
 
@@ -232,7 +251,7 @@ def train_runs(request: Request) -> TrainRuns:
             settings = state.settings
             state.train_runs = TrainRuns(settings.train_max_concurrent_runs, settings.train_cache_runs,
                                          max_seconds=settings.train_max_seconds,
-                                         send_timeout=settings.train_send_timeout)
+                                         send_timeout=settings.train_send_timeout, workers=state.train_workers)
     runs: TrainRuns = state.train_runs
     return runs
 

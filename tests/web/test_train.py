@@ -9,10 +9,11 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 from markupsafe import escape
 
+from app.main import create_app
 from app.training import RECIPES, TrainConfig, run
-from app.web import train_runs
 from app.web.train_runs import TrainRuns
 from tests.web.test_pages import HX, PAGE_BUDGET, Elements
 
@@ -24,7 +25,7 @@ STATIC = Path(__file__).resolve().parents[2] / "static"
 @pytest.fixture
 def runs(client) -> TrainRuns:
     """The app's slots and cache, fresh, so that a test can count what was computed."""
-    client.app.state.train_runs = TrainRuns(max_concurrent=2)
+    client.app.state.train_runs = TrainRuns(max_concurrent=2, workers=client.app.state.train_workers)
     return client.app.state.train_runs
 
 
@@ -162,7 +163,8 @@ def test_the_api_returns_every_step_of_every_recipe(client):
 def test_the_same_configuration_gives_the_same_numbers_bit_for_bit(client):
     body = {"scenario": "large_activations", **SHORT, "seed": 11}
     first = client.post("/api/train", json=body)
-    client.app.state.train_runs = TrainRuns()  # computed again, not served from the cache
+    # computed again, not served from the cache
+    client.app.state.train_runs = TrainRuns(workers=client.app.state.train_workers)
     second = client.post("/api/train", json=body)
     assert client.app.state.train_runs.computed == 1
     assert first.content == second.content
@@ -250,8 +252,8 @@ def test_an_identical_configuration_is_computed_once(client, runs):
     assert runs.computed == 2
 
 
-def test_the_cache_keeps_the_most_recent_runs():
-    runs = TrainRuns(cache_runs=2)
+def test_the_cache_keeps_the_most_recent_runs(client):
+    runs = TrainRuns(cache_runs=2, workers=client.app.state.train_workers)
     configs = [TrainConfig(steps=2, width=4, batch_size=4, seed=seed) for seed in range(3)]
     for config in configs[:2]:
         runs.record(config)
@@ -302,25 +304,19 @@ def test_a_run_whose_loss_scale_collapses_says_it_diverged_on_the_stream_the_pag
     assert "data-diverged" in page.text and str(escape(diverged[0]["detail"])) in page.text
 
 
-def test_the_stream_stops_training_when_its_client_goes_away(client, runs, monkeypatch):
-    pulled, closed = [], []
-    original = train_runs.stream
-
-    def watched(config):
-        try:
-            for event in original(config):
-                pulled.append(event["type"])
-                yield event
-        finally:
-            closed.append(True)
-
-    monkeypatch.setattr(train_runs, "stream", watched)
-    with client.stream("GET", "/train/stream?steps=2000&width=8&batch=16") as response:
-        lines = response.iter_lines()
-        assert next(lines) == "event: start"
-    assert closed == [True]
-    assert pulled.count("step") < 2000 and "done" not in pulled
-    assert runs.running == 0 and runs.cached(TrainConfig(steps=2000, width=8, batch_size=16)) is None
+def test_the_stream_stops_training_when_its_client_goes_away(make_settings):
+    # one slot and one training process: the next run gets both only when the stopped run gave them back
+    with TestClient(create_app(make_settings(train_max_concurrent_runs=1))) as client:
+        workers = client.app.state.train_workers
+        with client.stream("GET", "/train/stream?steps=2000&width=8&batch=16") as response:
+            lines = response.iter_lines()
+            assert next(lines) == "event: start"
+        runs = client.app.state.train_runs
+        assert runs.running == 0 and runs.cached(TrainConfig(steps=2000, width=8, batch_size=16)) is None
+        (trained_it,) = workers.pids()
+        finished = client.post("/api/train", json=SHORT)
+        assert finished.status_code == 200 and finished.json()["config"]["steps"] == 12
+        assert workers.pids() == {trained_it} and workers.idle == 1  # given back, not left computing or killed
 
 
 @pytest.mark.parametrize("query", ["steps=2001", "recipe=fp64", "lr=abc", "steps=" + "1" * 100])

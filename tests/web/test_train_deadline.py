@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
@@ -15,16 +16,26 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from app.training import TrainConfig
 from app.web.train_runs import RunsBusy, TrainRuns
+from app.web.train_workers import TrainWorkers
 from tests.web.test_pages import Elements
 from tests.web.test_train import SHORT, SHORT_QUERY, frames, is_sentence
 
 CONFIG = TrainConfig(steps=12, width=8, batch_size=16)
 
 
-def ticking() -> TrainRuns:
+@pytest.fixture
+def workers() -> Iterator[TrainWorkers]:
+    """A training process of the test's own, stopped afterwards."""
+    pool = TrainWorkers(1)
+    yield pool
+    pool.close()
+
+
+@pytest.fixture
+def ticking(workers: TrainWorkers) -> TrainRuns:
     """Runs whose clock advances one second at every reading, with a deadline of 5 s: a run gets 4 events."""
     seconds = itertools.count()
-    return TrainRuns(max_seconds=5, clock=lambda: float(next(seconds)))
+    return TrainRuns(max_seconds=5, clock=lambda: float(next(seconds)), workers=workers)
 
 
 @pytest.fixture
@@ -34,16 +45,16 @@ def impatient(make_settings):
         yield client
 
 
-def test_a_recorded_run_past_the_deadline_is_refused_and_not_cached():
-    runs = ticking()
+def test_a_recorded_run_past_the_deadline_is_refused_and_not_cached(ticking):
+    runs = ticking
     with pytest.raises(RunsBusy, match="within its limit of 5 seconds") as refused:
         runs.record(CONFIG)
     assert is_sentence(str(refused.value)) and int(refused.value.headers["Retry-After"]) > 0
     assert runs.running == 0 and runs.cached(CONFIG) is None
 
 
-def test_a_live_run_past_the_deadline_stops_training_and_ends_with_an_error_event():
-    runs = ticking()
+def test_a_live_run_past_the_deadline_stops_training_and_ends_with_an_error_event(ticking):
+    runs = ticking
     live = runs.live(CONFIG)
     sent = b""
     while not live.finished:
@@ -55,8 +66,8 @@ def test_a_live_run_past_the_deadline_stops_training_and_ends_with_an_error_even
     assert runs.running == 0 and runs.cached(CONFIG) is None
 
 
-def test_a_run_within_the_deadline_is_whole_and_cached():
-    runs = TrainRuns(max_seconds=10**6, clock=itertools.count().__next__)
+def test_a_run_within_the_deadline_is_whole_and_cached(workers):
+    runs = TrainRuns(max_seconds=10**6, clock=itertools.count().__next__, workers=workers)
     recorded = runs.record(CONFIG)
     assert json.loads(recorded[-1].split(b"\ndata: ", 1)[1])["type"] == "done"
     assert runs.cached(CONFIG) == recorded
@@ -87,8 +98,8 @@ def test_the_stream_sends_an_error_event_and_caches_nothing(impatient):
 
 
 
-def test_a_live_run_stopped_at_its_deadline_while_its_client_waited_ends_with_the_error_event():
-    runs = TrainRuns(max_seconds=60)
+def test_a_live_run_stopped_at_its_deadline_while_its_client_waited_ends_with_the_error_event(workers):
+    runs = TrainRuns(max_seconds=60, workers=workers)
     live = runs.live(CONFIG)
     assert 59 < live.seconds_left() <= 60
     first = frames(live.pull().decode())

@@ -1,0 +1,297 @@
+"""Training runs computed in worker processes, so that a run and the web requests of its process never wait
+for one interpreter lock.
+
+Each web process (each uvicorn worker) has one TrainWorkers: up to `processes` worker processes, started when
+a run first needs one and each training one run at a time. A run leases a process and pulls its events a batch
+at a time, each batch the frames of one server-sent event per event: the worker computes only while a pull
+waits for it, so a stream whose client stops reading stops its training too, and a run that is given up gives
+its process back at once. A run past its time whose process does not answer is stopped for certain: the
+process is terminated and a fresh one started in its place when next needed.
+
+The processes come from a fork server that has imported this module and the training core, never from the
+web process itself: a fork of a process with threads (the server's thread pool, the test client's portal)
+may copy a lock that one of them held, and would copy its listening socket and database connections; a
+spawn would import numpy again for every process started or replaced. They run at a lower priority (nice),
+so that on a machine with few cores a web request wins the CPU over a training step.
+
+This module imports the standard library and the training core only: it is what each worker process loads.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import signal
+import threading
+import time
+import traceback
+import weakref
+from collections.abc import Generator, Iterator
+from multiprocessing.connection import Connection
+from typing import Any, cast
+
+from app.training import TrainConfig, stream
+
+__all__ = ["NICENESS", "Frames", "TrainWorkers", "WorkerLost", "WorkerRun", "WorkerTimeout", "frame"]
+
+NICENESS = 10  # added to a worker process's nice value: a web request's thread wins a contended core
+STOP_SECONDS = 5.0  # how long closing waits for a worker process to end before it is killed
+
+# A batch: (event type, the event's server-sent event frame) per event, and whether the run has no more events
+Frames = list[tuple[str, bytes]]
+
+_CONTEXT = multiprocessing.get_context("forkserver")
+_CONTEXT.set_forkserver_preload([__name__])
+
+
+def frame(event: dict[str, Any]) -> bytes:
+    """One server-sent event: its type as the event name, the event as JSON (which has no NaN or infinity)."""
+    data = json.dumps(event, separators=(",", ":"), allow_nan=False)
+    return f"event: {event['type']}\ndata: {data}\n\n".encode()
+
+
+class WorkerTimeout(Exception):
+    """The run's time ran out while it waited for a worker process or for a batch."""
+
+
+class WorkerLost(Exception):
+    """The worker process training the run ended (killed, out of memory) before it answered."""
+
+
+class WorkerFailed(RuntimeError):
+    """The training core raised in the worker process: a bug, with the worker's traceback as its message."""
+
+
+# -- the worker process --------------------------------------------------------------------------
+
+
+def _serve(connection: Connection, niceness: int) -> None:
+    """Answer pulls until the web process closes its end: ("pull", config or None, seconds) trains a new run
+    when given a configuration (dropping the one before), and answers with the events computed in about
+    `seconds`; ("end",) drops the run."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group; the web process stops us
+    os.nice(niceness)
+    events: Generator[dict[str, Any], None, None] | None = None
+    while True:
+        try:
+            message = connection.recv()
+        except (EOFError, OSError):
+            return
+        if events is not None and (message[0] == "end" or message[1] is not None):
+            events.close()  # frees the run before the next
+            events = None
+        if message[0] == "end":
+            continue
+        _, config, seconds = message
+        try:
+            if config is not None:
+                # stream() is a generator (annotated as an iterator): closing it stops the training
+                events = cast(Generator[dict[str, Any], None, None], stream(config))
+            assert events is not None, "a pull before its run"
+            connection.send(("frames", *_batch(events, seconds)))
+        except Exception:  # a bug in the core: the web process raises it, and this process lives on
+            events = None
+            connection.send(("failed", traceback.format_exc()))
+
+
+def _batch(events: Iterator[dict[str, Any]], seconds: float) -> tuple[Frames, bool]:
+    """The events computed in `seconds`; the start event and the first step alone, so that they leave at once."""
+    deadline = time.perf_counter() + seconds
+    batch: Frames = []
+    for event in events:
+        batch.append((event["type"], frame(event)))
+        if event["type"] != "step" or event["step"] == 1 or time.perf_counter() > deadline:
+            return batch, event["type"] == "done"
+    return batch, True
+
+
+# -- the web process's side ----------------------------------------------------------------------
+
+
+class _Worker:
+    """One worker process and the web process's end of its pipe."""
+
+    def __init__(self) -> None:
+        self.connection, theirs = _CONTEXT.Pipe()
+        self.process = _CONTEXT.Process(target=_serve, args=(theirs, NICENESS), name="precision-lab-training",
+                                        daemon=True)
+        self.process.start()
+        theirs.close()
+
+    def stop(self, seconds: float = STOP_SECONDS) -> None:
+        """End the process: its pipe closed, it returns; one that is computing is terminated."""
+        self.connection.close()
+        self.process.join(timeout=0)
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join(timeout=seconds)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+
+
+class TrainWorkers:
+    """The worker processes of one web process: at most `processes`, started when first needed."""
+
+    def __init__(self, processes: int) -> None:
+        self.processes = processes
+        self._idle: list[_Worker] = []
+        self._started: set[_Worker] = set()
+        self._changed = threading.Condition()
+        self._closed = False
+        # Processes left when the owner is dropped unclosed (a test's own TrainRuns) end with it
+        weakref.finalize(self, _stop_all, self._started)
+
+    @property
+    def started(self) -> int:
+        """Worker processes alive now, idle or training."""
+        with self._changed:
+            return len(self._started)
+
+    @property
+    def idle(self) -> int:
+        """Worker processes alive and waiting for a run."""
+        with self._changed:
+            return len(self._idle)
+
+    def pids(self) -> set[int]:
+        """The process ids of the worker processes alive now."""
+        with self._changed:
+            return {pid for worker in self._started if (pid := worker.process.pid) is not None}
+
+    def run(self, config: TrainConfig, seconds: float) -> WorkerRun:
+        """A run of `config` that may take `seconds` in all (waiting for a free process included)."""
+        return WorkerRun(self, config, time.monotonic() + seconds)
+
+    def lease(self, deadline: float) -> _Worker:
+        """An idle process, or a new one while fewer than `processes` run; waits for one until `deadline`
+        (time.monotonic) and raises WorkerTimeout past it."""
+        with self._changed:
+            while not self._idle and len(self._started) >= self.processes:
+                if self._closed:
+                    raise WorkerLost("the lab is shutting down")
+                if not self._changed.wait(deadline - time.monotonic()):
+                    raise WorkerTimeout
+            if self._closed:
+                raise WorkerLost("the lab is shutting down")
+            if self._idle:
+                return self._idle.pop()
+            worker = _Worker()  # a fork of the fork server: milliseconds once the server runs
+            self._started.add(worker)
+            return worker
+
+    def give_back(self, worker: _Worker) -> None:
+        """A process whose run is over, idle again (its run dropped)."""
+        with self._changed:
+            kept = not self._closed and worker in self._started
+            if kept:
+                try:
+                    worker.connection.send(("end",))  # a few bytes to a process that waits to read: never blocks
+                except OSError:  # it ended meanwhile
+                    kept = False
+                    self._started.discard(worker)
+                else:
+                    self._idle.append(worker)
+                self._changed.notify()
+        if not kept:
+            worker.stop()
+
+    def replace(self, worker: _Worker) -> None:
+        """Stop a process that did not answer in time or ended; the next lease starts a new one."""
+        with self._changed:
+            self._started.discard(worker)
+            self._changed.notify()
+        worker.stop(seconds=0)
+
+    def close(self) -> None:
+        """Stop every process; runs still pulling get WorkerLost. Idempotent."""
+        with self._changed:
+            self._closed = True
+            self._idle.clear()
+            self._changed.notify_all()
+        _stop_all(self._started)
+
+
+def _stop_all(workers: set[_Worker]) -> None:
+    while workers:
+        try:
+            workers.pop().stop()
+        except KeyError:  # another thread took the last one
+            return
+
+
+class WorkerRun:
+    """One run in a leased worker process, pulled a batch at a time from one thread at a time.
+
+    `stop()` may come from another thread (the event loop, when the client goes away) while a pull waits: the
+    process then goes back to the pool when that pull has its answer.
+    """
+
+    def __init__(self, workers: TrainWorkers, config: TrainConfig, deadline: float) -> None:
+        self._workers, self._config, self._deadline = workers, config, deadline
+        self._worker: _Worker | None = None
+        self._started = False
+        self._guard = threading.Lock()
+        self._pulling = False
+        self.stopped = False
+        self.exhausted = False
+
+    def pull(self, seconds: float) -> Frames:
+        """The next events computed in about `seconds` (none once stopped or exhausted).
+
+        Raises WorkerTimeout past the run's deadline (a process that is computing then is replaced),
+        WorkerLost when the process ends, WorkerFailed when the core raised.
+        """
+        with self._guard:
+            if self.stopped or self.exhausted:
+                return []
+            self._pulling = True
+        try:
+            return self._pull(seconds)
+        finally:
+            with self._guard:
+                self._pulling = False
+                stopped = self.stopped
+            if stopped or self.exhausted:
+                self._give_back()
+
+    def _pull(self, seconds: float) -> Frames:
+        if self._worker is None:
+            self._worker = self._workers.lease(self._deadline)
+        worker = self._worker
+        try:
+            worker.connection.send(("pull", None if self._started else self._config, seconds))
+            self._started = True
+            if not worker.connection.poll(max(0.0, self._deadline - time.monotonic())):
+                raise WorkerTimeout
+            answer = worker.connection.recv()
+        except WorkerTimeout:
+            self._drop(worker)
+            raise
+        except (EOFError, OSError) as lost:
+            self._drop(worker)
+            raise WorkerLost(str(lost)) from None
+        if answer[0] == "failed":
+            self.exhausted = True
+            raise WorkerFailed(answer[1])
+        _, batch, self.exhausted = answer
+        return batch
+
+    def _drop(self, worker: _Worker) -> None:
+        self._worker, self.exhausted = None, True
+        self._workers.replace(worker)
+
+    def stop(self) -> None:
+        """Give the process back (now, or when the pull in progress returns); idempotent."""
+        with self._guard:
+            self.stopped = True
+            if self._pulling:
+                return
+        self._give_back()
+
+    def _give_back(self) -> None:
+        with self._guard:
+            worker, self._worker = self._worker, None
+        if worker is not None:
+            self._workers.give_back(worker)
