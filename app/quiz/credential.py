@@ -8,7 +8,8 @@ the URL of the signing key's JWK (8.2.4.1), so a third party verifies it with th
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from datetime import datetime
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -18,6 +19,7 @@ from joserfc.jwa import EdDSAAlgorithm
 from joserfc.jwk import KeySet, OKPKey
 from joserfc.jws import JWSRegistry
 
+from app.quiz import status_list
 from app.quiz.signing import ALGORITHM, CertificateFields, key_id, key_url, utc_text
 
 ISSUER_NAME = "Precision Lab"
@@ -53,8 +55,14 @@ def subject_id(base_url: str, certificate_id: str) -> str:
     return f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, verification_url(base_url, certificate_id))}"
 
 
-def credential(certificate: CertificateFields, base_url: str) -> dict[str, Any]:
-    """The Open Badges 3.0 OpenBadgeCredential of a certificate, as JSON."""
+def issuer_id(base_url: str) -> str:
+    """The site as the issuer of every credential it signs."""
+    return f"{base_url}/"
+
+
+def credential(certificate: CertificateFields, base_url: str, status_index: int | None = None) -> dict[str, Any]:
+    """The Open Badges 3.0 OpenBadgeCredential of a certificate, as JSON; with the bit of the revocation list
+    that its certificate holds (app.quiz.status_list), if it holds one."""
     achievement = {
         "id": f"{base_url}/quiz",
         "type": ["Achievement"],
@@ -65,13 +73,13 @@ def credential(certificate: CertificateFields, base_url: str) -> dict[str, Any]:
             "narrative": "Pass one attempt of the quiz: questions drawn across every topic, graded on the server."
         },
     }
-    return {
+    body = {
         "@context": _CONTEXT,
         "id": verification_url(base_url, certificate.id),
         "type": ["VerifiableCredential", "OpenBadgeCredential"],
         "name": f"{certificate.quiz}: certificate",
         "description": f"Answered {certificate.score} of {certificate.total} questions correctly.",
-        "issuer": {"id": f"{base_url}/", "type": ["Profile"], "name": ISSUER_NAME, "url": f"{base_url}/"},
+        "issuer": {"id": issuer_id(base_url), "type": ["Profile"], "name": ISSUER_NAME, "url": f"{base_url}/"},
         "validFrom": utc_text(certificate.issued_at),
         "credentialSubject": {
             "id": subject_id(base_url, certificate.id),
@@ -83,14 +91,35 @@ def credential(certificate: CertificateFields, base_url: str) -> dict[str, Any]:
             "achievement": achievement,
         },
     }
+    if status_index is not None:
+        body["credentialStatus"] = status_list.entry(base_url, status_index)
+    return body
 
 
-def credential_jwt(certificate: CertificateFields, key: Ed25519PrivateKey, base_url: str) -> str:
+def credential_jwt(certificate: CertificateFields, key: Ed25519PrivateKey, base_url: str,
+                   status_index: int | None = None) -> str:
     """The certificate's credential as a compact JWS signed EdDSA, its header naming the key by `kid`."""
-    body = credential(certificate, base_url)
-    issued = int(certificate.issued_at.timestamp())
-    claims = {**body, "iss": body["issuer"]["id"], "jti": body["id"], "sub": body["credentialSubject"]["id"],
-              "nbf": issued, "iat": issued}
+    body = credential(certificate, base_url, status_index)
+    return signed_jwt(body, key, base_url, subject=body["credentialSubject"]["id"], issued=certificate.issued_at)
+
+
+def status_list_jwt(base_url: str, list_number: int, revoked_bits: Iterable[int], key: Ed25519PrivateKey,
+                    now: datetime) -> str:
+    """One revocation list as it stands now, a BitstringStatusListCredential signed like the credentials."""
+    body = status_list.status_list_credential(base_url, list_number, revoked_bits, issuer_id(base_url), now)
+    return signed_jwt(body, key, base_url, subject=body["credentialSubject"]["id"], issued=now,
+                      expires=now + status_list.LIST_VALID_FOR)
+
+
+def signed_jwt(body: dict[str, Any], key: Ed25519PrivateKey, base_url: str, *, subject: str, issued: datetime,
+               expires: datetime | None = None) -> str:
+    """A credential as a VC-JWT: its JSON with the registered claims mapped onto it (iss, jti, sub, nbf, iat and
+    exp for one that expires), signed EdDSA with the header's `kid` the URL of the key's JWK."""
+    issuer = body["issuer"]
+    claims = {**body, "iss": issuer["id"] if isinstance(issuer, dict) else issuer, "jti": body["id"],
+              "sub": subject, "nbf": int(issued.timestamp()), "iat": int(issued.timestamp())}
+    if expires is not None:
+        claims["exp"] = int(expires.timestamp())
     header = {"alg": ALGORITHM, "kid": key_url(base_url, key_id(key.public_key())), "typ": "JWT"}
     return jwt.encode(header, claims, OKPKey.import_key(key), registry=_REGISTRY)
 

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from app.quiz.certificate_id import new_certificate_id
 from app.quiz.signing import Signed, certificate_payload
+from app.quiz.status_list import LIST_BITS, lists_for
 from app.store.models import NAME_MAX_LENGTH, Answer, Attempt, Certificate, UTCDateTime
 
 Issue = Callable[[Mapping[str, object]], Signed]
@@ -105,13 +106,14 @@ Result = Callable[[Sequence[Answer]], tuple[int, int, bool]]
 def finish_attempt(session: Session, attempt: Attempt, *, name: str, quiz: str, result: Result,
                    issue: Issue) -> Attempt:
     """Close the attempt with the result of its stored answers and, when passed, issue its signed certificate
-    in the same transaction.
+    in the same transaction, with a free bit of the revocation lists drawn at random.
 
     Idempotent: finishing a finished attempt changes nothing and returns it as it was first finished.
     A passed attempt needs a name that check_name accepts (ValueError otherwise). The result is of exactly the
     answers stored when the attempt closes: the closing statement requires that their number is still the one
     scored (an answer that got in meanwhile means scoring again), and no answer is stored once it has closed.
     """
+    collisions = 0
     while True:
         try:
             session.execute(select(Attempt.id).where(Attempt.id == attempt.id).with_for_update())
@@ -129,8 +131,17 @@ def finish_attempt(session: Session, attempt: Attempt, *, name: str, quiz: str, 
                 .values(finished_at=finished_at, score=score, total=total, passed=passed)
             )
             if cast(CursorResult[Any], closed).rowcount == 1 and passed:
-                session.add(_signed_certificate(attempt, name, quiz, score, total, finished_at, issue))
+                certificate = _signed_certificate(attempt, name, quiz, score, total, finished_at, issue)
+                certificate.status_index = _free_status_index(session)
+                session.add(certificate)
             session.commit()
+        except IntegrityError:
+            # A finish elsewhere took the same free bit between our look and our insert: draw again.
+            session.rollback()
+            collisions += 1
+            if collisions > _MAX_COLLISIONS:
+                raise
+            continue
         except BaseException:
             session.rollback()
             raise
@@ -138,6 +149,19 @@ def finish_attempt(session: Session, attempt: Attempt, *, name: str, quiz: str, 
         if attempt.finished_at is not None:
             return attempt
         # not closed and not finished by another: an answer came in after the scoring, so score again
+
+
+_MAX_COLLISIONS = 8  # each draw is free with probability ≥ 1/2, and a collision needs a race on it too
+
+
+def _free_status_index(session: Session) -> int:
+    """A random bit of the revocation lists that no certificate holds, among enough lists that at most half of
+    their bits are taken."""
+    places = lists_for(session.scalar(select(func.count()).select_from(Certificate)) or 0) * LIST_BITS
+    while True:
+        candidate = secrets.randbelow(places)
+        if not session.scalar(select(exists().where(Certificate.status_index == candidate))):
+            return candidate
 
 
 _ISOLATES_OPEN, _ISOLATE_CLOSE = "\u2066\u2067\u2068", "\u2069"  # LRI, RLI, FSI; PDI

@@ -6,10 +6,11 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.quiz.signing import certificate_payload, key_id, verify_certificate
+from app.quiz.status_list import LIST_BITS, lists_for
 from app.store.models import Certificate
 
 
@@ -49,3 +50,18 @@ def signature_valid(certificate: Certificate, public_keys: Iterable[Ed25519Publi
     """Whether the stored fields still carry the signature made when the certificate was issued."""
     signer = next((key for key in public_keys if key_id(key) == certificate.key_id), None)
     return signer is not None and verify_certificate(signer, certificate_payload(certificate), certificate.signature)
+
+
+def status_lists(session: Session) -> int:
+    """How many revocation lists there are: every list a certificate's bit is in, or may be drawn from."""
+    highest = session.scalar(select(func.max(Certificate.status_index)))
+    issued = session.scalar(select(func.count()).select_from(Certificate)) or 0
+    return max(lists_for(issued), 1 + (highest // LIST_BITS if highest is not None else 0))
+
+
+def revoked_bits(session: Session, list_number: int) -> list[int]:
+    """The bits of one revocation list that are set: those of its revoked certificates."""
+    first = list_number * LIST_BITS
+    in_list = Certificate.status_index.between(first, first + LIST_BITS - 1)
+    indexes = session.scalars(select(Certificate.status_index).where(Certificate.status == "revoked", in_list))
+    return [index - first for index in indexes]

@@ -102,6 +102,8 @@ class Certificate(Base):
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     signature: Mapped[str] = mapped_column(String(128))
     key_id: Mapped[str] = mapped_column(String(64))
+    # The certificate's bit in the published revocation lists (app.quiz.status_list), drawn at random.
+    status_index: Mapped[int] = mapped_column(unique=True)
 
     attempt: Mapped[Attempt] = relationship(back_populates="certificate")
 

@@ -6,7 +6,8 @@ lookup, with the same 404 and sentence as a well-formed ID that no certificate h
 
 from __future__ import annotations
 
-from datetime import datetime
+import re
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import segno
@@ -18,10 +19,11 @@ from sqlalchemy.orm import Session
 
 from app.deps import DbDep, SettingsDep, SigningKeyDep, VerificationKeysDep
 from app.quiz import EXAMPLE_ID, InvalidCertificateId, normalise_certificate_id
-from app.quiz.credential import credential_jwt, verification_url
+from app.quiz.credential import credential, credential_jwt, status_list_jwt, verification_url
+from app.quiz.data_integrity import with_proof
 from app.quiz.signing import jwk, jwks, key_id, utc_text
 from app.settings import Settings
-from app.store.certificates import get_certificate, signature_valid
+from app.store.certificates import get_certificate, revoked_bits, signature_valid, status_lists
 from app.store.models import Certificate
 from app.web.rendering import render, templates
 from app.web.safety import rate_limited
@@ -96,19 +98,60 @@ def certificate_page(
     return render(request, "certificate.html", _page_context(certificate, settings, keys))
 
 
+_LIST_NUMBER = re.compile(r"0|[1-9][0-9]{0,8}")  # as a list's URL spells it, and never a huge number
+_CREDENTIAL_ANSWERS: dict[int | str, dict[str, Any]] = {
+    404: {"description": "No certificate has this ID"}, 410: {"description": "The certificate was revoked"}}
+REVOKED = "This certificate was revoked, so no credential is issued for it."
+
+
+def _issuable(session: Session, certificate_id: str) -> Certificate:
+    certificate = _found(session, certificate_id)
+    if certificate.status == "revoked":
+        raise HTTPException(410, REVOKED)
+    return certificate
+
+
 @router.get(
     "/certificates/{certificate_id}/credential.jwt", tags=["certificates"], dependencies=[_VERIFY],
     summary="The certificate as an Open Badges 3.0 credential, a VC-JWT signed EdDSA (application/jwt)",
-    response_class=Response,
-    responses={200: {"content": {"application/jwt": {}}}, 404: {"description": "No certificate has this ID"},
-               410: {"description": "The certificate was revoked"}},
+    response_class=Response, responses={200: {"content": {"application/jwt": {}}}, **_CREDENTIAL_ANSWERS},
 )
-def credential(certificate_id: str, session: DbDep, settings: SettingsDep, key: SigningKeyDep) -> Response:
-    certificate = _found(session, certificate_id)
-    if certificate.status == "revoked":
-        raise HTTPException(410, "This certificate was revoked, so no credential is issued for it.")
-    token = credential_jwt(certificate, key, settings.public_base_url)
+def credential_as_jwt(certificate_id: str, session: DbDep, settings: SettingsDep, key: SigningKeyDep) -> Response:
+    certificate = _issuable(session, certificate_id)
+    token = credential_jwt(certificate, key, settings.public_base_url, certificate.status_index)
     return Response(token, media_type="application/jwt")
+
+
+@router.get(
+    "/certificates/{certificate_id}/credential.json", tags=["certificates"], dependencies=[_VERIFY],
+    summary="The same credential with an embedded Data Integrity proof, cryptosuite eddsa-rdfc-2022 "
+            "(application/vc)",
+    response_class=Response, responses={200: {"content": {"application/vc": {}}}, **_CREDENTIAL_ANSWERS},
+)
+def credential_with_proof(certificate_id: str, session: DbDep, settings: SettingsDep, key: SigningKeyDep) -> Response:
+    certificate = _issuable(session, certificate_id)
+    document = with_proof(credential(certificate, settings.public_base_url, certificate.status_index), key,
+                          certificate.issued_at)
+    return JSONResponse(document, media_type="application/vc")
+
+
+@router.get(
+    "/credentials/status/{list_number}", tags=["certificates"],
+    summary="One revocation list: a W3C Bitstring Status List credential, a VC-JWT signed EdDSA; a credential's "
+            "credentialStatus names its list and bit (1 = revoked)",
+    response_class=Response,
+    responses={200: {"content": {"application/jwt": {}}}, 404: {"description": "The site has no such list"}},
+)
+def status_list(list_number: str, session: DbDep, settings: SettingsDep, key: SigningKeyDep) -> Response:
+    lists = status_lists(session)
+    if not _LIST_NUMBER.fullmatch(list_number) or int(list_number) >= lists:
+        raise HTTPException(404, f"The site publishes revocation lists 0 to {lists - 1}; a credential's "
+                                 "credentialStatus names the one that holds its bit.")
+    number = int(list_number)
+    token = status_list_jwt(settings.public_base_url, number, revoked_bits(session, number), key,
+                            datetime.now(UTC))
+    # Short-lived, so that a revocation reaches verifiers within minutes; the list itself is valid for a day.
+    return Response(token, media_type="application/jwt", headers={"Cache-Control": "public, max-age=300"})
 
 
 @router.get("/.well-known/jwks.json", tags=["certificates"],

@@ -21,7 +21,8 @@ from app.web.rendering import render
 def _wants_json(request: Request) -> bool:
     path = request.url.path
     # The training stream is read by script (static/js/train.js), which shows the refusal's sentence.
-    return path.startswith("/api") or path in ("/oembed", "/train/stream") or path.endswith((".json", ".jwt"))
+    return (path.startswith(("/api", "/credentials/")) or path in ("/oembed", "/train/stream")
+            or path.endswith((".json", ".jwt")))
 
 
 def _without_trailing_slash(request: Request) -> str | None:

@@ -9,7 +9,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, inspect
+from sqlalchemy import Engine, inspect, text
 
 import app.store.database
 from app.store.database import create_database_engine, migrate
@@ -63,3 +63,31 @@ def test_downgrade_to_base_and_back(engine: Engine) -> None:
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
     assert "answers" in inspect(engine).get_table_names()
+
+
+def test_certificates_issued_before_the_revocation_lists_each_get_their_own_bit(database_url: str) -> None:
+    config = _config()
+    engine = create_database_engine(database_url)
+    try:
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "0002")
+        moment = "2026-01-31 12:00:00"
+        with engine.begin() as connection:
+            for number in range(40):
+                connection.execute(text(
+                    "INSERT INTO attempts (id, owner_hash, seed, question_ids, created_at) "
+                    "VALUES (:id, 'o', 1, '[]', :at)"), {"id": f"a{number}", "at": moment})
+                connection.execute(text(
+                    "INSERT INTO certificates (id, attempt_id, name, quiz, score, total, issued_at, status, signature, "
+                    "key_id) VALUES (:id, :attempt, 'Ada', 'Quiz', 9, 10, :at, 'valid', 's', 'k')"),
+                    {"id": f"C{number}", "attempt": f"a{number}", "at": moment})
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+        with engine.connect() as connection:
+            indexes = list(connection.scalars(text("SELECT status_index FROM certificates")))
+        assert len(indexes) == 40 and len(set(indexes)) == 40
+        assert all(0 <= index < 131_072 for index in indexes)
+    finally:
+        engine.dispose()
