@@ -259,6 +259,8 @@ class WorkerRun:
     def _pull(self, seconds: float) -> Frames:
         if self._worker is None:
             self._worker = self._workers.lease(self._deadline)
+            if self.stopped:  # given up while it waited for the process: the process goes back untouched
+                return []
         worker = self._worker
         try:
             worker.connection.send(("pull", None if self._started else self._config, seconds))

@@ -3,7 +3,8 @@
 Each such client fills its socket's buffers and then blocks the server's writes. Its run must give its training
 slot back once a write has waited train_send_timeout, or at the run's deadline (train_max_seconds), while its
 socket is still open, so that other people can train; before, two of them held both slots of a worker for as
-long as their sockets stayed open.
+long as their sockets stayed open. The training process a run holds goes back with its slot, so the next run
+gets one and finishes, with as many processes as slots or fewer.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ pytestmark = pytest.mark.timeout(180)
 BOUNDS = {
     "send timeout": {"PRECISION_LAB_TRAIN_SEND_TIMEOUT": "1"},
     "deadline": {"PRECISION_LAB_TRAIN_SEND_TIMEOUT": "600", "PRECISION_LAB_TRAIN_MAX_SECONDS": "3"},
+    # the second stalled run waits for the training process the first holds until its slot goes back
+    "send timeout, one process": {"PRECISION_LAB_TRAIN_SEND_TIMEOUT": "1", "PRECISION_LAB_TRAIN_PROCESSES": "1"},
 }
 # Long enough to compute for several seconds and to send megabytes: every recipe, 2000 steps of a tiny network
 STALLING_QUERY = ("steps=2000&width=8&batch=16&recipe=fp32&recipe=tf32&recipe=fp16_no_scaling&recipe=bf16"
