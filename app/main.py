@@ -43,7 +43,8 @@ from app.web.train_workers import TrainWorkers
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Read the question bank (a broken file stops the start with its file and line), the key and the database;
-    open the rate-limit counters; make the training processes' pool (they start when a run first needs one)."""
+    open the rate-limit counters; make the training processes' pool (its fork server starts now, in the background;
+    each process when a run first needs one)."""
     settings: Settings = app.state.settings
     app.state.quiz_bank = load_bank()
     app.state.signing_key = settings.load_signing_key()
@@ -54,6 +55,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.engine = create_database_engine(settings.database_url)
     app.state.rate_limits = RateLimits(settings, counter_storage(settings, app.state.engine))
     app.state.train_workers = TrainWorkers(settings.train_processes or settings.train_max_concurrent_runs)
+    app.state.train_workers.warm()
     try:
         yield
     finally:

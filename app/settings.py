@@ -45,7 +45,7 @@ class Settings(BaseSettings):
     train_max_concurrent_runs: int = Field(default=2, ge=1, le=64)
     # Processes that compute the training runs, per server process (each of `workers`), so that runs and web
     # requests never wait for one interpreter lock: unset, one per training slot; with fewer, a run beyond them
-    # waits (within train_max_seconds) for one to be free. Each starts when first needed, at a lower priority.
+    # waits (within train_max_seconds) for one to be free. Each starts when first needed.
     train_processes: int | None = None
     train_cache_runs: int = Field(default=64, ge=0, le=4096)
     # Seconds a run may take before it is stopped and refused (503), a safety net: within the lab's limits a run

@@ -9,16 +9,17 @@ the same run computed here.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
-from starlette.concurrency import run_in_threadpool
 
 from app.training import ResolvedConfig, TrainConfig
 from app.training.gather import gather
@@ -83,6 +84,9 @@ class TrainRuns:
         self.max_seconds, self._clock, self.send_timeout = max_seconds, clock, send_timeout
         self.cache_runs, self.cache_bytes = cache_runs, cache_bytes
         self.workers = workers or TrainWorkers(max_concurrent)
+        # Threads of their own for the live runs' pulls, one per slot: in the server's shared thread pool a pull
+        # would queue behind every page being rendered, and the run's process would wait idle
+        self.pulling = ThreadPoolExecutor(max_concurrent, thread_name_prefix="precision-lab-train")
         self.running = 0
         self.computed = 0
         self._lock = threading.Lock()
@@ -224,7 +228,7 @@ class LiveRun:
 
     async def frames(self) -> AsyncIterator[bytes]:
         while not self.finished:
-            yield await run_in_threadpool(self.pull)
+            yield await asyncio.get_running_loop().run_in_executor(self._runs.pulling, self.pull)
 
     def close(self) -> None:
         """Stop training (the client went away, or the run is done) and give the slot back; idempotent."""

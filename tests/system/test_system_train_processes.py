@@ -1,8 +1,8 @@
 """`precision-lab serve --workers 2` trains in processes of each worker's own, and leaves none behind.
 
 Each server process (uvicorn worker) that trains a run has a fork server, and training processes forked from it
-at a lower priority than itself; when the server stops on SIGTERM, every one of them ends with it. Processes are found
-through /proc, so this runs on Linux.
+at the pool's priority (NICENESS above its own); when the server stops on SIGTERM, every one of them ends with
+it. Processes are found through /proc, so this runs on Linux.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def _train(server: Server, request_id: str, seed: int) -> None:
     assert response.status_code in (200, 503), response.text  # 503: both slots of that worker taken
 
 
-def test_each_worker_trains_in_niced_processes_of_its_own_that_end_with_the_server(tmp_path: Path) -> None:
+def test_each_worker_trains_in_processes_of_its_own_that_end_with_the_server(tmp_path: Path) -> None:
     server = _serve(tmp_path, workers=2)
     prefix = uuid.uuid4().hex[:12]
     sent = 0

@@ -77,7 +77,7 @@ def test_the_stream_the_api_and_the_page_give_what_a_run_in_this_process_gives(c
     assert client.app.state.train_runs.computed == 1
 
 
-def test_runs_are_trained_in_other_processes_at_a_lower_priority(client):
+def test_runs_are_trained_in_other_processes_at_the_pools_priority(client):
     assert client.app.state.train_workers.pids() == set()  # none before a run needs one
     assert client.post("/api/train", json=SHORT).status_code == 200
     (pid,) = client.app.state.train_workers.pids()
