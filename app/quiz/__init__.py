@@ -11,7 +11,7 @@ from app.quiz.certificate_id import (
     new_certificate_id,
     normalise_certificate_id,
 )
-from app.quiz.draw import DEFAULT_COUNT, draw_attempt, question_from_id
+from app.quiz.draw import DEFAULT_COUNT, draw_attempt, public_question, question_from_id, shown_id, stored_id
 from app.quiz.generators import GENERATORS, UnknownQuestion
 from app.quiz.grading import AnswerError, Feedback, grade, passed, right_answer, score
 from app.quiz.questions import (
@@ -46,6 +46,9 @@ __all__ = [
     "Topic",
     "UnknownQuestion",
     "draw_attempt",
+    "public_question",
+    "shown_id",
+    "stored_id",
     "grade",
     "is_well_formed",
     "load_bank",

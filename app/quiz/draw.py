@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import random
+from collections.abc import Sequence
 
 from app.quiz.bank import Bank
-from app.quiz.generators import GENERATORS, generate, generated_question
+from app.quiz.generators import GENERATORS, PREFIX, generate, generated_question
 from app.quiz.questions import Question
 
 DEFAULT_COUNT = 12
 MAX_COUNT = 100
-GENERATED_SHARE = 4  # one question in four is generated from the formats core
+# Half the questions are generated from the formats core: then even a bot that has learned every written answer
+# from the feedback must compute at least 4 of the 6 generated ones to reach 80 %.
+GENERATED_SHARE = 2
+SHOWN_PREFIX = "gen-"
+DRAWN_GENERATORS = [name for name, generator in GENERATORS.items() if generator.drawn]
 
 
 def draw_attempt(bank: Bank, seed: int, count: int = DEFAULT_COUNT) -> list[Question]:
@@ -34,7 +41,7 @@ def _generated(rng: random.Random, count: int) -> list[Question]:
     questions: dict[str, Question] = {}
     turn: list[str] = []
     while len(questions) < count:
-        turn = turn or rng.sample(list(GENERATORS), len(GENERATORS))
+        turn = turn or rng.sample(DRAWN_GENERATORS, len(DRAWN_GENERATORS))
         question = generate(turn.pop(), rng)
         questions.setdefault(question.id, question)
     return list(questions.values())
@@ -43,3 +50,23 @@ def _generated(rng: random.Random, count: int) -> list[Question]:
 def question_from_id(bank: Bank, question_id: str) -> Question:
     """The question with this id, from the bank or rebuilt from a generated id; UnknownQuestion otherwise."""
     return bank.questions.get(question_id) or generated_question(question_id)
+
+
+def shown_id(seed: int, question_id: str) -> str:
+    """The id that the attempt's pages and API show for one of its questions. A written question keeps its name;
+    a generated one, whose id holds its parameters, is shown as a digest of the attempt's seed (which is never
+    shown) and that id: its parameters cannot be read from it, and it has another id in every attempt."""
+    if not question_id.startswith(PREFIX + ":"):
+        return question_id
+    digest = hashlib.sha256(f"{seed}:{question_id}".encode()).digest()[:10]
+    return SHOWN_PREFIX + base64.b32encode(digest).decode("ascii").lower()
+
+
+def stored_id(seed: int, question_ids: Sequence[str], shown: str) -> str | None:
+    """Which of an attempt's questions (their stored ids) is shown as `shown`; None for none of them."""
+    return next((question_id for question_id in question_ids if shown_id(seed, question_id) == shown), None)
+
+
+def public_question(question: Question, seed: int) -> dict[str, object]:
+    """A question of an attempt as its learner sees it: no answer, and its shown id."""
+    return {**question.public(), "id": shown_id(seed, question.id)}

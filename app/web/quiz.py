@@ -16,13 +16,22 @@ from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
 from app.deps import BankDep, DbDep, HtmxDep, SettingsDep, SigningKeyDep
-from app.quiz import AnswerError, Bank, ChoiceQuestion, Feedback, grade, question_from_id
+from app.quiz import AnswerError, Bank, ChoiceQuestion, Feedback, grade, public_question, question_from_id
 from app.quiz.grading import MAX_ANSWER_LENGTH
 from app.settings import Settings
-from app.store.attempts import AlreadyAnswered, AttemptFinished
+from app.store.attempts import AlreadyAnswered, AttemptFinished, QuestionNotDrawn
 from app.store.models import NAME_MAX_LENGTH, Attempt
 from app.web import quiz_api
-from app.web.quiz_api import ANSWERED, FINISHED, NOT_DRAWN, answer_question, finish, owned_attempt, start_attempt
+from app.web.quiz_api import (
+    ANSWERED,
+    FINISHED,
+    NOT_DRAWN,
+    answer_question,
+    drawn_question_id,
+    finish,
+    owned_attempt,
+    start_attempt,
+)
 from app.web.rendering import render
 from app.web.safety import check_csrf, csrf_token_for, new_owner_token, owner_cookie, rate_limited, set_owner_cookie
 
@@ -59,14 +68,16 @@ class AnswerForm(BaseModel):
     answer: list[str] = []
 
 
-def _view(number: int, bank: Bank, question_id: str, given: str | None, refused: Refused | None) -> QuestionView:
+def _view(number: int, bank: Bank, seed: int, question_id: str, given: str | None,
+          refused: Refused | None) -> QuestionView:
     question = question_from_id(bank, question_id)
+    public = public_question(question, seed)
     error, typed = (refused.sentence, refused.typed) if refused and refused.question_id == question_id else (None, "")
     if given is None:
-        return QuestionView(number, question.public(), error=error, typed=typed)
+        return QuestionView(number, public, error=error, typed=typed)
     indices = re.split(r"[\s,]+", given.strip()) if isinstance(question, ChoiceQuestion) else []  # as grade reads them
     picked = frozenset(int(index) for index in indices if index)
-    return QuestionView(number, question.public(), given, picked, grade(question, given), error)
+    return QuestionView(number, public, given, picked, grade(question, given), error)
 
 
 def _attempt_context(
@@ -74,7 +85,7 @@ def _attempt_context(
 ) -> dict[str, Any]:
     """Everything the attempt page shows, with the sentence of a refused answer at its question."""
     given = {answer.question_id: answer.answer for answer in attempt.answers}
-    views = [_view(number, bank, question_id, given.get(question_id), refused)
+    views = [_view(number, bank, attempt.seed, question_id, given.get(question_id), refused)
              for number, question_id in enumerate(attempt.question_ids, start=1)]
     return {
         "attempt": attempt, "questions": views, "total": len(views), "answered": len(given),
@@ -140,15 +151,17 @@ def answer(
 ) -> Response:
     owner = check_csrf(request, key, form.csrf_token)
     attempt = owned_attempt(session, attempt_id, owner)
-    if form.question_id not in attempt.question_ids:
-        raise HTTPException(422, NOT_DRAWN)
+    try:
+        question_id = drawn_question_id(attempt, form.question_id)
+    except QuestionNotDrawn:
+        raise HTTPException(422, NOT_DRAWN) from None
     values = [value for value in form.answer if value.strip()]
     error = _take_answer(session, bank, attempt, form.question_id, values)
-    number = attempt.question_ids.index(form.question_id) + 1
+    number = attempt.question_ids.index(question_id) + 1
     if error is None and not htmx:
         return RedirectResponse(f"/quiz/attempts/{attempt.id}#question-{number}", status_code=303)
     typed = values[0][:MAX_ANSWER_LENGTH] if len(values) == 1 else ""
-    refused = Refused(form.question_id, error, typed) if error else None
+    refused = Refused(question_id, error, typed) if error else None
     context = _attempt_context(attempt, bank, settings, csrf_token_for(key, owner), refused,
                                focus=form.question_id, oob=htmx)
     context["question"] = context["questions"][number - 1]

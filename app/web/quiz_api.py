@@ -15,7 +15,18 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from sqlalchemy.orm import Session
 
 from app.deps import BankDep, DbDep, SettingsDep, SigningKeyDep
-from app.quiz import AnswerError, Bank, Feedback, Question, draw_attempt, grade, passed, question_from_id
+from app.quiz import (
+    AnswerError,
+    Bank,
+    Feedback,
+    Question,
+    draw_attempt,
+    grade,
+    passed,
+    public_question,
+    question_from_id,
+    stored_id,
+)
 from app.quiz.signing import Signed, certificate_signer
 from app.settings import Settings
 from app.store.attempts import (
@@ -64,10 +75,19 @@ def answer_text(answer: object) -> str:
     return answer if isinstance(answer, str) else repr(answer)
 
 
-def answer_question(session: Session, bank: Bank, attempt: Attempt, question_id: str, answer: object) -> Feedback:
-    """Grade and lock one answer; AnswerError, QuestionNotDrawn, AlreadyAnswered or AttemptFinished refuse it."""
-    if question_id not in attempt.question_ids:
-        raise QuestionNotDrawn(question_id)
+def drawn_question_id(attempt: Attempt, shown: str) -> str:
+    """The stored id of the attempt's question that is shown as `shown` (app.quiz.shown_id); QuestionNotDrawn
+    for none of them."""
+    question_id = stored_id(attempt.seed, attempt.question_ids, shown)
+    if question_id is None:
+        raise QuestionNotDrawn(shown)
+    return question_id
+
+
+def answer_question(session: Session, bank: Bank, attempt: Attempt, shown: str, answer: object) -> Feedback:
+    """Grade and lock one answer to the question shown as `shown`; AnswerError, QuestionNotDrawn, AlreadyAnswered
+    or AttemptFinished refuse it."""
+    question_id = drawn_question_id(attempt, shown)
     feedback = grade(question_from_id(bank, question_id), answer)
     record_answer(session, attempt, question_id, answer_text(answer), feedback.correct)
     return feedback
@@ -145,7 +165,7 @@ def create(session: DbDep, bank: BankDep, settings: SettingsDep) -> dict[str, An
     token = new_owner_token()
     attempt, questions = start_attempt(session, bank, settings, token)
     return {"attempt_id": attempt.id, "attempt_token": token, "pass_mark": settings.pass_mark,
-            "questions": [question.public() for question in questions]}
+            "questions": [public_question(question, attempt.seed) for question in questions]}
 
 
 @router.post(

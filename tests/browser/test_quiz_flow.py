@@ -11,12 +11,13 @@ from urllib.parse import unquote
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
-from app.quiz import ChoiceQuestion, Question, load_bank, question_from_id, right_answer
+from app.quiz import ChoiceQuestion, Question, load_bank, right_answer, shown_id
 from app.quiz.draw import MAX_COUNT
 from app.quiz.generators import GENERATORS, generate
 from app.store.attempts import create_attempt
 from app.store.database import create_database_engine, open_session
 from app.web.safety import OWNER_COOKIE
+from tests.web.test_quiz_api import learn_ids, stored_question
 
 BANK = load_bank()
 PHONE = {"width": 375, "height": 800}
@@ -24,8 +25,8 @@ PDF_PAGE = re.compile(rb"/Type\s*/Page(?!s)")
 
 
 def answer_right(question: Locator) -> None:
-    """Fill in the right answer, which the test knows by rebuilding the question from its public id."""
-    answer = right_answer(question_from_id(BANK, str(question.get_attribute("data-question-id"))))
+    """Fill in the right answer, which the test knows by rebuilding the question from its stored id."""
+    answer = right_answer(stored_question(str(question.get_attribute("data-question-id"))))
     if isinstance(answer, str):
         question.locator("input[name='answer']").fill(answer)
     else:
@@ -34,10 +35,17 @@ def answer_right(question: Locator) -> None:
     question.get_by_role("button", name="Answer").click()
 
 
-def start_attempt(page: Page) -> None:
+def start_attempt(page: Page, database_url: str) -> None:
     page.goto("/quiz")
     page.get_by_role("button", name="Start the quiz").click()
     expect(page).to_have_url(re.compile(r"/quiz/attempts/[\w-]+$"))
+    learn_shown_ids(page, database_url)
+
+
+def learn_shown_ids(page: Page, database_url: str) -> None:
+    """Pair the ids the attempt page shows with the stored ids of its row in the server's database."""
+    shown = page.locator("[data-question-id]").evaluate_all("all => all.map((q) => q.dataset.questionId)")
+    learn_ids(database_url, page.url.rsplit("/", 1)[1], shown)
 
 
 def no_horizontal_overflow(page: Page) -> bool:
@@ -63,10 +71,12 @@ def every_kind_of_question() -> list[str]:
     return [*BANK.questions, *generated]
 
 
-def test_take_the_quiz_to_a_pass_and_verify_the_certificate(page: Page, axe_check: Callable[[Page], None]) -> None:
+def test_take_the_quiz_to_a_pass_and_verify_the_certificate(
+    page: Page, axe_check: Callable[[Page], None], server_database_url: str
+) -> None:
     page.goto("/quiz")
     axe_check(page)
-    start_attempt(page)
+    start_attempt(page, server_database_url)
     questions = page.locator("[data-question-id]")
     total = questions.count()
     assert total == 12
@@ -108,12 +118,12 @@ def test_take_the_quiz_to_a_pass_and_verify_the_certificate(page: Page, axe_chec
 
 
 def test_the_quiz_pages_fit_a_phone_and_feedback_arrives_without_reloading(
-    page: Page, axe_check: Callable[[Page], None]
+    page: Page, axe_check: Callable[[Page], None], server_database_url: str
 ) -> None:
     page.set_viewport_size(PHONE)
     page.goto("/quiz")
     assert no_horizontal_overflow(page)
-    start_attempt(page)
+    start_attempt(page, server_database_url)
     attempt_url = page.url
     first = page.locator("[data-question-id]").first
     answer_right(first)
@@ -140,10 +150,11 @@ def test_every_question_fits_a_phone_before_and_after_it_is_answered(
     page.goto(f"/quiz/attempts/{attempt_id}")
     questions = page.locator("[data-question-id]")
     expect(questions).to_have_count(len(question_ids))
+    learn_shown_ids(page, server_database_url)
     assert no_horizontal_overflow(page)
     for number, question_id in enumerate(question_ids):
         answer_right(questions.nth(number))
-        expect(page.locator(f"[data-question-id='{question_id}'] [data-feedback]")).to_be_visible()
+        expect(page.locator(f"[data-question-id='{shown_id(0, question_id)}'] [data-feedback]")).to_be_visible()
         assert no_horizontal_overflow(page), f"answering {question_id} made the page wider than the phone"
 
 

@@ -31,7 +31,7 @@ from app.store.models import NAME_MAX_LENGTH
 from app.web.safety import OWNER_COOKIE, TOKEN_HEADER, signed_owner
 from tests.hostile_inputs import HOSTILE_TEXTS
 from tests.web.test_forms_hostile import verdicts
-from tests.web.test_quiz_api import right_answer, wrong_answer
+from tests.web.test_quiz_api import learn_ids, right_answer, wrong_answer
 from tests.web.test_train import is_sentence
 
 UNLIMITED = "1000000/minute"
@@ -84,6 +84,7 @@ class QuizMachine(RuleBasedStateMachine):
         assert response.status_code == 201, response.text[:300]
         body = response.json()
         assert all("answer" not in question for question in body["questions"])
+        learn_ids(self.client.app.state.engine, body["attempt_id"], [question["id"] for question in body["questions"]])
         return Attempt(body["attempt_id"], body["attempt_token"], [question["id"] for question in body["questions"]])
 
     @rule(attempt=attempts, data=st.data(), kind=st.sampled_from(["right", "wrong", "unreadable", "hostile"]))

@@ -24,7 +24,7 @@ from app.store.database import create_database_engine, migrate, open_session
 from app.store.models import Attempt
 from app.web.safety import TOKEN_HEADER
 from tests.system.system_servers import REQUEST_SECONDS, Server
-from tests.web.test_quiz_api import right_answer
+from tests.web.test_quiz_api import learn_ids, right_answer
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -37,8 +37,8 @@ WAIT_SECONDS = 30.0
 class Issuer:
     """Client threads that take quizzes to a pass and keep each certificate ID the server answered with."""
 
-    def __init__(self, base_url: str) -> None:
-        self.base_url = base_url
+    def __init__(self, base_url: str, database_url: str) -> None:
+        self.base_url, self.database_url = base_url, database_url
         self.issued: list[str] = []
         self.broken: list[str] = []  # requests cut off by the kill
         self.unexpected: list[str] = []
@@ -62,6 +62,7 @@ class Issuer:
             raise AssertionError(f"start: {started.status_code} {started.text}")
         body = started.json()
         attempt_id, owner = body["attempt_id"], {TOKEN_HEADER: body["attempt_token"]}
+        learn_ids(self.database_url, attempt_id, [question["id"] for question in body["questions"]])
         for question in body["questions"]:
             answer = {"question_id": question["id"], "answer": right_answer(question["id"])}
             answered = self._request(client, f"/api/quiz/attempts/{attempt_id}/answers", json=answer, headers=owner)
@@ -127,7 +128,7 @@ def test_certificates_survive_a_sigkill_and_no_half_written_record_exists(databa
     restarted: Server | None = None
     try:
         server.wait_until_ready()
-        issuer = Issuer(server.url)
+        issuer = Issuer(server.url, database_url)
         issuer.start()
         _wait_for(lambda: len(issuer.issued) >= CERTIFICATES_BEFORE_KILL or bool(issuer.unexpected),
                   f"{CERTIFICATES_BEFORE_KILL} certificates")

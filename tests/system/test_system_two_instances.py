@@ -13,15 +13,16 @@ import pytest
 
 from app.web.safety import TOKEN_HEADER
 from tests.system.system_servers import two_instances as start_two_instances
-from tests.web.test_quiz_api import right_answer
+from tests.web.test_quiz_api import learn_ids, right_answer
 
 pytestmark = pytest.mark.timeout(90)
 
 
-def _start(client: httpx.Client) -> tuple[str, dict[str, str], list[dict]]:
+def _start(client: httpx.Client, database_url: str) -> tuple[str, dict[str, str], list[dict]]:
     response = client.post("/api/quiz/attempts")
     assert response.status_code == 201, response.text
     body = response.json()
+    learn_ids(database_url, body["attempt_id"], [question["id"] for question in body["questions"]])
     return body["attempt_id"], {TOKEN_HEADER: body["attempt_token"]}, body["questions"]
 
 
@@ -45,10 +46,10 @@ def two_instances(postgres_url: str, tmp_path: Path):
         yield clients
 
 
-def test_a_certificate_issued_through_one_instance_verifies_through_the_other(two_instances):
+def test_a_certificate_issued_through_one_instance_verifies_through_the_other(two_instances, postgres_url):
     a, b = two_instances
     assert a.base_url != b.base_url
-    attempt_id, owner, questions = _start(a)
+    attempt_id, owner, questions = _start(a, postgres_url)
     for question in questions:
         _answer(a, attempt_id, owner, question["id"])
     result = _finish(a, attempt_id, owner, "Grace Hopper")
@@ -71,9 +72,9 @@ def test_a_certificate_issued_through_one_instance_verifies_through_the_other(tw
     assert a.get("/.well-known/jwks.json").json() == b.get("/.well-known/jwks.json").json()
 
 
-def test_an_attempt_started_on_one_instance_is_answered_on_the_other_with_its_token(two_instances):
+def test_an_attempt_started_on_one_instance_is_answered_on_the_other_with_its_token(two_instances, postgres_url):
     a, b = two_instances
-    attempt_id, owner, questions = _start(a)
+    attempt_id, owner, questions = _start(a, postgres_url)
     # Alternate the instances question by question: each sees the answers the other stored.
     for number, question in enumerate(questions):
         _answer((b, a)[number % 2], attempt_id, owner, question["id"])

@@ -29,7 +29,7 @@ from app.settings import Settings
 from app.store.database import migrate
 from tests.hostile_inputs import HOSTILE_TEXTS, INJECTIONS, NASTIEST
 from tests.web.test_pages import Elements
-from tests.web.test_quiz_api import right_answer
+from tests.web.test_quiz_api import learn_ids, right_answer
 from tests.web.test_quiz_pages import form_value
 from tests.web.test_train import is_sentence
 
@@ -229,7 +229,10 @@ def start_attempt(client: TestClient) -> str:
     (start,) = forms_of("/quiz", client.get("/quiz").text)
     response = submit(client, start, start.with_value("csrf_token", start.controls[0].value), {})
     assert response.status_code == 303, response.text[:300]
-    return response.headers["location"]
+    page = response.headers["location"]
+    shown = [attrs["data-question-id"] for attrs in Elements(client.get(page).text).having("data-question-id")]
+    learn_ids(client.app.state.engine, page.rsplit("/", 1)[1], shown)
+    return page
 
 
 def answer_forms(page: str, html: str) -> dict[str, Form]:

@@ -1,38 +1,64 @@
 """The quiz's JSON API through TestClient: whole attempts passed and failed, locked answers, owners, refusals.
 
-The right answer to each question is the test's own knowledge: it rebuilds the question from its public id with
+The right answer to each question is the test's own knowledge: it reads the attempt's stored question ids from
+the database (a generated question's shown id hides its parameters), rebuilds each question with
 question_from_id, as the server does, and reads the answer there. No response is ever asked for it.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Sequence
 
 import pytest
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
+from sqlalchemy import Engine
 
 from app.main import create_app
-from app.quiz import BitPattern, ChoiceQuestion, Numeric, load_bank, question_from_id
+from app.quiz import BitPattern, ChoiceQuestion, Numeric, Question, load_bank, question_from_id
 from app.quiz import right_answer as quiz_right_answer
 from app.settings import Settings
 from app.store.certificates import list_certificates
-from app.store.database import open_session
+from app.store.database import create_database_engine, open_session
+from app.store.models import Attempt
+from app.web.quiz_api import NOT_DRAWN
 from app.web.safety import TOKEN_HEADER, signed_owner
 from tests.web.test_train import is_sentence
 
 BANK = load_bank()
 QUESTION_FIELDS = {"id", "type", "prompt", "choices"}
+_STORED: dict[str, str] = {}  # shown id → stored id of every question the tests have seen in an attempt
+
+
+def learn_ids(database: Engine | str, attempt_id: str, shown_ids: Sequence[str]) -> None:
+    """Pair the ids an attempt shows with the stored ids of its database row (an engine, or the URL of a server's
+    database), question by question."""
+    engine = create_database_engine(database) if isinstance(database, str) else database
+    try:
+        with open_session(engine) as session:
+            attempt = session.get(Attempt, attempt_id)
+            assert attempt is not None
+            _STORED.update(zip(shown_ids, attempt.question_ids, strict=True))
+    finally:
+        if isinstance(database, str):
+            engine.dispose()
+
+
+def stored_question(question_id: str) -> Question:
+    """The question shown (or stored) with this id, rebuilt as the server rebuilds it."""
+    return question_from_id(BANK, _STORED.get(question_id, question_id))
 
 
 def right_answer(question_id: str) -> object:
-    """The right answer as the API takes it, known by rebuilding the question from its public id."""
-    return quiz_right_answer(question_from_id(BANK, question_id))
+    """The right answer as the API takes it, known by rebuilding the question from its stored id."""
+    return quiz_right_answer(stored_question(question_id))
 
 
 def wrong_answer(question_id: str) -> object:
     """An answer that reads well and is wrong."""
-    question = question_from_id(BANK, question_id)
+    question = stored_question(question_id)
     if isinstance(question, ChoiceQuestion):
         others = sorted(set(range(len(question.options))) - question.answers)
         return others[0] if question.type == "single" else (others or sorted(question.answers)[1:])
@@ -44,7 +70,7 @@ def wrong_answer(question_id: str) -> object:
 
 def hidden_texts(question_id: str) -> list[str]:
     """Texts that only feedback may show: the explanations (of every choice too)."""
-    question = question_from_id(BANK, question_id)
+    question = stored_question(question_id)
     texts = [question.explanation]
     if isinstance(question, ChoiceQuestion):
         texts += [option.explanation for option in question.options]
@@ -56,6 +82,7 @@ def start(client) -> tuple[str, dict[str, str], list[dict]]:
     response = client.post("/api/quiz/attempts")
     assert response.status_code == 201
     body = response.json()
+    learn_ids(client.app.state.engine, body["attempt_id"], [question["id"] for question in body["questions"]])
     return body["attempt_id"], {TOKEN_HEADER: body["attempt_token"]}, body["questions"]
 
 
@@ -78,12 +105,27 @@ def test_starting_gives_the_questions_without_answers_and_a_token(client):
     body = response.json()
     assert set(body) == {"attempt_id", "attempt_token", "pass_mark", "questions"}
     assert len(body["questions"]) == 12 and body["pass_mark"] == 0.8
+    learn_ids(client.app.state.engine, body["attempt_id"], [question["id"] for question in body["questions"]])
     for question in body["questions"]:
         assert set(question) <= QUESTION_FIELDS and question["type"] in ("single", "multiple", "numeric", "bits")
         assert ("choices" in question) == (question["type"] in ("single", "multiple"))
         for text in hidden_texts(question["id"]):
             assert text not in response.text
     assert "set-cookie" not in response.headers  # the API owns attempts by header, never by cookie
+
+
+def test_a_generated_questions_id_does_not_show_its_parameters(client):
+    attempt_id, owner, questions = start(client)
+    generated = [(question["id"], _STORED[question["id"]]) for question in questions
+                 if _STORED[question["id"]].startswith("gen:")]
+    assert len(generated) == 6  # half the attempt
+    for shown, stored in generated:
+        assert re.fullmatch(r"gen-[a-z2-7]{16}", shown)
+        assert not any(parameter.lower() in shown for parameter in stored.split(":")[1:] if len(parameter) > 2)
+    # The stored id, which holds the parameters, is not an id the attempt takes.
+    url = f"/api/quiz/attempts/{attempt_id}/answers"
+    refused = client.post(url, json={"question_id": generated[0][1], "answer": "1"}, headers=owner)
+    assert refused.status_code == 422 and refused.json()["detail"] == NOT_DRAWN
 
 
 def test_two_attempts_draw_different_questions(client):
@@ -244,10 +286,10 @@ def test_answers_of_the_wrong_type_get_a_422_sentence_and_leave_the_question_ope
 def test_a_numeric_answer_may_be_a_json_number(client):
     for _ in range(30):
         attempt_id, owner, questions = start(client)
-        drawn = [question_from_id(BANK, q["id"]) for q in questions]
-        numeric = [q for q in drawn if isinstance(q, Numeric) and q.answer.denominator == 1]
+        drawn = [(q["id"], stored_question(q["id"])) for q in questions]
+        numeric = [(shown, q) for shown, q in drawn if isinstance(q, Numeric) and q.answer.denominator == 1]
         if numeric:
-            body = {"question_id": numeric[0].id, "answer": int(numeric[0].answer)}
+            body = {"question_id": numeric[0][0], "answer": int(numeric[0][1].answer)}
             response = client.post(f"/api/quiz/attempts/{attempt_id}/answers", json=body, headers=owner)
             assert response.json()["correct"] is True
             return

@@ -9,10 +9,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.quiz import ChoiceQuestion, question_from_id
+from app.quiz import ChoiceQuestion
 from app.web.safety import TOKEN_HEADER, csrf_token_for, signed_owner
 from tests.web.test_pages import HX, PAGE_BUDGET, Elements
-from tests.web.test_quiz_api import BANK, hidden_texts, right_answer, wrong_answer
+from tests.web.test_quiz_api import BANK, hidden_texts, learn_ids, right_answer, stored_question, wrong_answer
 from tests.web.test_quiz_api import start as api_start
 
 ATTEMPT_URL = re.compile(r"/quiz/attempts/[\w-]+")
@@ -33,8 +33,10 @@ def start(client) -> tuple[str, str]:
     """Open /quiz, start an attempt with its form: the attempt's URL and the CSRF token of its forms."""
     token = csrf_of(client.get("/quiz").text)
     response = client.post("/quiz/attempts", data={"csrf_token": token}, follow_redirects=False)
-    assert response.status_code == 303 and ATTEMPT_URL.fullmatch(response.headers["location"])
-    return response.headers["location"], token
+    url = response.headers["location"]
+    assert response.status_code == 303 and ATTEMPT_URL.fullmatch(url)
+    learn_ids(client.app.state.engine, url.rsplit("/", 1)[1], question_ids(client.get(url).text))
+    return url, token
 
 
 def question_ids(html: str) -> list[str]:
@@ -164,7 +166,7 @@ def test_choices_are_labelled_radios_or_checkboxes_and_typed_answers_have_labels
     inputs = [a for tag, a in page.tags if tag == "input" and a.get("name") == "answer"]
     assert inputs and all(a["id"] in labels for a in inputs)
     for attrs in page.having("data-question-type"):
-        question = question_from_id(BANK, attrs["data-question-id"])
+        question = stored_question(attrs["data-question-id"])
         assert isinstance(question, ChoiceQuestion) == (attrs["data-question-type"] in ("single", "multiple"))
     assert {a["type"] for a in inputs} <= {"radio", "checkbox", "text"}
 

@@ -14,8 +14,6 @@ from pydantic import SecretStr, ValidationError
 from sqlalchemy import create_engine, func, select
 
 from app.main import create_app
-from app.quiz import load_bank, question_from_id
-from app.quiz import right_answer as right_answer_of
 from app.quiz.certificate_id import new_certificate_id
 from app.quiz.signing import new_seed_text
 from app.settings import Settings
@@ -24,6 +22,7 @@ from app.store.models import Attempt, RateLimitCounter
 from app.web.safety import client_key, wait_in_words
 from tests.redis_server import free_port, redis_server_url
 from tests.web.test_pages import Elements
+from tests.web.test_quiz_api import right_answer, start
 from tests.web.test_train import SHORT, SHORT_QUERY
 
 REFUSALS = {
@@ -190,25 +189,24 @@ def test_the_ipv6_prefix_is_a_setting(make_settings):
 
 def test_a_bot_that_reads_the_answers_from_the_feedback_earns_no_more_certificates_a_day_than_the_limit(
         make_settings):
-    """The farming bot: it answers each question, reads `correct_answer` from the feedback, and passes; past
-    the daily limit its passed attempts stay open (429), so a day of farming yields `limit` certificates."""
+    """A bot that knows every answer (as one that had read them all from the feedback would) passes each attempt;
+    past the daily limit its passed attempts stay open (429), so a day of farming yields `limit` certificates."""
     limit = 3
     app = create_app(make_settings(rate_limit_passes=f"{limit}/day", rate_limit_attempts="1000/minute"))
-    earned, refused, bank = [], [], load_bank()
+    earned, refused = [], []
     with TestClient(app) as client:
         for _ in range(limit + 3):
-            start = client.post("/api/quiz/attempts").json()
-            owner = {"X-Attempt-Token": start["attempt_token"]}
-            url = f"/api/quiz/attempts/{start['attempt_id']}"
-            for question in start["questions"]:
-                answer = right_answer_of(question_from_id(bank, question["id"]))
+            attempt_id, owner, questions = start(client)
+            url = f"/api/quiz/attempts/{attempt_id}"
+            for question in questions:
+                answer = right_answer(question["id"])
                 client.post(f"{url}/answers", json={"question_id": question["id"], "answer": answer}, headers=owner)
             finished = client.post(f"{url}/finish", json={"name": "Bot"}, headers=owner)
             if finished.status_code == 200:
                 earned.append(finished.json()["certificate_id"])
             else:
                 assert_refused(finished, "passes")
-                refused.append(start["attempt_id"])
+                refused.append(attempt_id)
         with open_session(client.app.state.engine) as session:  # still open, nothing lost: finishable tomorrow
             assert all(session.get(Attempt, attempt_id).finished_at is None for attempt_id in refused)
         assert len(earned) == limit and all(earned) and len(refused) == 3

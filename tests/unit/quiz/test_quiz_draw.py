@@ -14,7 +14,10 @@ from app.quiz import (
     UnknownQuestion,
     draw_attempt,
     load_bank,
+    public_question,
     question_from_id,
+    shown_id,
+    stored_id,
 )
 from app.quiz.questions import show_bits
 
@@ -39,13 +42,14 @@ def test_an_attempt_mixes_every_topic_and_generated_questions(seed: int) -> None
     assert len({q.id for q in attempt}) == 12
     written = [q for q in attempt if q.id in BANK.questions]
     assert {q.topic for q in written} == TOPICS
-    assert len(attempt) - len(written) == 3
+    assert len(attempt) - len(written) == 6  # half generated, each from another generator
+    assert len({q.id.split(":")[1] for q in attempt if q.id not in BANK.questions}) == 6
 
 
 def test_small_and_large_attempts() -> None:
     assert len(draw_attempt(BANK, 1, count=1)) == 1
     small = draw_attempt(BANK, 1, count=4)
-    assert len({q.topic for q in small if q.id in BANK.questions}) == 3
+    assert len({q.topic for q in small if q.id in BANK.questions}) == 2
     large = draw_attempt(BANK, 1, count=100)
     assert len({q.id for q in large}) == 100
     for count in (0, -1, 101):
@@ -93,3 +97,21 @@ def test_the_public_view_holds_no_answer_and_no_explanation() -> None:
         shown = json.dumps(question.public(), ensure_ascii=False)
         for secret in _secrets(question):
             assert secret not in shown, (question.id, secret)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_an_attempt_shows_generated_questions_by_ids_that_hide_their_parameters(seed: int) -> None:
+    attempt = draw_attempt(BANK, seed)
+    stored = [question.id for question in attempt]
+    shown = [public_question(question, seed)["id"] for question in attempt]
+    for question_id, public in zip(stored, shown, strict=True):
+        if question_id in BANK.questions:
+            assert public == question_id  # written questions keep their names
+        else:
+            assert public.startswith("gen-") and ":" not in public and public != question_id
+        assert stored_id(seed, stored, public) == question_id
+    # The same question has another shown id in another attempt, and an id not shown is none of them.
+    assert all(shown_id(seed + 1, question_id) != public for question_id, public in zip(stored, shown, strict=True)
+               if question_id not in BANK.questions)
+    assert stored_id(seed, stored, shown_id(seed + 1, stored[0]) + "x") is None
+    assert stored_id(seed, stored, next(q for q in stored if q not in BANK.questions)) is None
