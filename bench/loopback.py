@@ -39,7 +39,11 @@ def server(workers: int = 1, env: Mapping[str, str] | None = None) -> Iterator[s
         fresh = {"PRECISION_LAB_ENVIRONMENT": "test", "PRECISION_LAB_DATABASE_URL": database_url,
                  "PRECISION_LAB_SIGNING_KEY": new_seed_text()}
         with _uvicorn(workers, os.environ | fresh | dict(env or {})) as base:
-            yield base
+            DATABASES[base] = database_url
+            try:
+                yield base
+            finally:
+                DATABASES.pop(base, None)
 
 
 @contextmanager
@@ -68,6 +72,7 @@ def _uvicorn(workers: int, environment: Mapping[str, str]) -> Iterator[str]:
 
 
 _PIDS: dict[str, int] = {}
+DATABASES: dict[str, str] = {}  # base URL → the URL of that server's database, which a benchmark may read
 
 
 def cpu_seconds(base: str) -> float:

@@ -28,7 +28,7 @@ import threading
 import time
 import traceback
 import weakref
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from multiprocessing.connection import Connection
 from typing import Any, cast
 
@@ -41,6 +41,9 @@ __all__ = ["NICENESS", "Frames", "TrainWorkers", "WorkerLost", "WorkerRun", "Wor
 # the cores training takes, and `make load` measured the visualiser's p99 within 2x of its calm p99 at 0.
 NICENESS = 0
 STOP_SECONDS = 5.0  # how long closing waits for a worker process to end before it is killed
+# How much work a run does ahead of its next pull: enough that a web process slow to pull (100 clients on two
+# cores) leaves the run computing, little enough that a stream nobody reads stops within a fraction of a second.
+READ_AHEAD_SECONDS = 0.5
 
 # A batch: (event type, the event's server-sent event frame) per event, and whether the run has no more events
 Frames = list[tuple[str, bytes]]
@@ -72,40 +75,68 @@ class WorkerFailed(RuntimeError):
 
 def _serve(connection: Connection, niceness: int) -> None:
     """Answer pulls until the web process closes its end: ("pull", config or None, seconds) trains a new run
-    when given a configuration (dropping the one before), and answers with the events computed in about
-    `seconds`; ("end",) drops the run."""
+    when given a configuration (dropping the one before), and answers with the events computed since the last
+    pull, or in about `seconds` when none are; ("end",) drops the run.
+
+    Between pulls the run computes ahead, up to READ_AHEAD_SECONDS of work: a busy web process then costs the
+    run no time, and a stream whose client stops reading (so that no pull comes) still stops soon after."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group; the web process stops us
     os.nice(niceness)
     events: Generator[dict[str, Any], None, None] | None = None
+    ahead: Frames = []
+    ahead_seconds, finished = 0.0, False
     while True:
+        if events is not None and not finished and ahead_seconds < READ_AHEAD_SECONDS and not connection.poll(0):
+            started = time.perf_counter()
+            try:
+                more, finished = _batch(events, READ_AHEAD_SECONDS - ahead_seconds, connection.poll)
+            except Exception:  # a bug in the core: answered at the next pull, and this process lives on
+                events, ahead = None, [("failed", traceback.format_exc().encode())]
+                continue
+            ahead += more
+            ahead_seconds += time.perf_counter() - started
+            continue
         try:
             message = connection.recv()
         except (EOFError, OSError):
             return
         if events is not None and (message[0] == "end" or message[1] is not None):
             events.close()  # frees the run before the next
-            events = None
+            events, ahead, ahead_seconds, finished = None, [], 0.0, False
         if message[0] == "end":
             continue
         _, config, seconds = message
         try:
+            if ahead and ahead[0][0] == "failed":
+                connection.send(("failed", ahead[0][1].decode()))
+                ahead = []
+                continue
             if config is not None:
                 # stream() is a generator (annotated as an iterator): closing it stops the training
                 events = cast(Generator[dict[str, Any], None, None], stream(config))
-            assert events is not None, "a pull before its run"
-            connection.send(("frames", *_batch(events, seconds)))
+            assert events is not None or ahead, "a pull before its run"
+            if ahead:
+                connection.send(("frames", ahead, finished))
+                ahead, ahead_seconds = [], 0.0
+            else:
+                assert events is not None
+                batch, finished = _batch(events, seconds)
+                connection.send(("frames", batch, finished))
         except Exception:  # a bug in the core: the web process raises it, and this process lives on
-            events = None
+            events, ahead, ahead_seconds, finished = None, [], 0.0, False
             connection.send(("failed", traceback.format_exc()))
 
 
-def _batch(events: Iterator[dict[str, Any]], seconds: float) -> tuple[Frames, bool]:
-    """The events computed in `seconds`; the start event and the first step alone, so that they leave at once."""
+def _batch(events: Iterator[dict[str, Any]], seconds: float,
+           interrupted: Callable[[], bool] = lambda: False) -> tuple[Frames, bool]:
+    """The events computed in `seconds` (or until `interrupted`); the start event and the first step alone, so
+    that they leave at once."""
     deadline = time.perf_counter() + seconds
     batch: Frames = []
     for event in events:
         batch.append((event["type"], frame(event)))
-        if event["type"] != "step" or event["step"] == 1 or time.perf_counter() > deadline:
+        if (event["type"] != "step" or event["step"] == 1 or time.perf_counter() > deadline
+                or interrupted()):
             return batch, event["type"] == "done"
     return batch, True
 
