@@ -100,8 +100,9 @@ def _serve(connection: Connection, niceness: int) -> None:
             message = connection.recv()
         except (EOFError, OSError):
             return
-        if events is not None and (message[0] == "end" or message[1] is not None):
-            events.close()  # frees the run before the next
+        if message[0] == "end" or message[1] is not None:  # the run is over, or another begins
+            if events is not None:
+                events.close()  # frees the run before the next
             events, ahead, ahead_seconds, finished = None, [], 0.0, False
         if message[0] == "end":
             continue
