@@ -7,7 +7,7 @@ from app.formats.codec import Encoding, NotScalarError, Rounded, decode, encode,
 from app.formats.exact import Real, decimal
 from app.formats.parse import InputError, RawBits, parse_bits, parse_number, parse_value
 from app.formats.registry import FORMATS, SCALAR_FORMATS, UnknownFormatError, get_format
-from app.formats.rounding import OVERFLOW_POLICIES, ROUNDINGS
+from app.formats.rounding import OVERFLOW_POLICIES, ROUNDINGS, OverflowPolicy, Rounding, overflow_policy, rounding_mode
 from app.formats.spec import FormatSpec
 
 __all__ = [
@@ -18,6 +18,8 @@ __all__ = [
     "Encoding",
     "FormatSpec",
     "InputError",
+    "OverflowPolicy",
+    "Rounding",
     "NotScalarError",
     "RawBits",
     "Real",
@@ -29,8 +31,10 @@ __all__ = [
     "get_format",
     "next_down",
     "next_up",
+    "overflow_policy",
     "parse_bits",
     "parse_number",
     "parse_value",
+    "rounding_mode",
     "ulp",
 ]

@@ -15,7 +15,14 @@ from functools import cache, cached_property
 from typing import Literal
 
 from app.formats.exact import Real
-from app.formats.rounding import magnitude_rounds_up, rounds_toward_zero
+from app.formats.rounding import (
+    OverflowPolicy,
+    Rounding,
+    magnitude_rounds_up,
+    overflow_policy,
+    rounding_mode,
+    rounds_toward_zero,
+)
 from app.formats.spec import FormatSpec, pow2
 
 ValueClass = Literal["zero", "subnormal", "normal", "inf", "nan"]
@@ -190,13 +197,14 @@ def _codebook(spec: FormatSpec) -> tuple[Fraction, ...]:
 
 
 def encode(
-    spec: FormatSpec, x: Real, rounding: str = "nearest_even", overflow: str = "format_default",
+    spec: FormatSpec, x: Real, rounding: Rounding = "nearest_even", overflow: OverflowPolicy = "format_default",
     seed: int | None = None,
 ) -> Rounded:
-    """Store x in the format: round by `rounding`, then handle overflow by `overflow`."""
+    """Store x in the format: round by `rounding`, then handle overflow by `overflow`; an unknown mode or policy
+    is an InputError, never a silent default."""
     _check_scalar(spec)
+    rounding, saturate = rounding_mode(rounding), overflow_policy(overflow) == "saturate"
     rng = random.Random(seed) if rounding == "stochastic" else None
-    saturate = overflow == "saturate"
     if spec.kind == "int":
         return _encode_int(spec, x, rounding, saturate, rng)
     if spec.kind == "codebook":

@@ -3,13 +3,29 @@
 from __future__ import annotations
 
 import random
-from typing import Literal, get_args
+from typing import Literal, cast, get_args
+
+from app.formats.parse import InputError
 
 Rounding = Literal["nearest_even", "nearest_away", "toward_zero", "toward_positive", "toward_negative", "stochastic"]
 ROUNDINGS: tuple[str, ...] = get_args(Rounding)
 
 OverflowPolicy = Literal["format_default", "saturate"]
 OVERFLOW_POLICIES: tuple[str, ...] = get_args(OverflowPolicy)
+
+
+def rounding_mode(name: str) -> Rounding:
+    """The rounding mode of this name; InputError, with the modes there are, for any other name."""
+    if name not in ROUNDINGS:
+        raise InputError(f"Unknown rounding {name[:40]!r}; choose one of: {', '.join(ROUNDINGS)}.")
+    return cast(Rounding, name)
+
+
+def overflow_policy(name: str) -> OverflowPolicy:
+    """The overflow policy of this name; InputError, with the policies there are, for any other name."""
+    if name not in OVERFLOW_POLICIES:
+        raise InputError(f"Unknown overflow policy {name[:40]!r}; choose one of: {', '.join(OVERFLOW_POLICIES)}.")
+    return cast(OverflowPolicy, name)
 
 
 def magnitude_rounds_up(

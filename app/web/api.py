@@ -7,7 +7,16 @@ from typing import Any
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, Field
 
-from app.formats import SCALAR_FORMATS, decode, encode, get_format, parse_bits, parse_number
+from app.formats import (
+    SCALAR_FORMATS,
+    decode,
+    encode,
+    get_format,
+    overflow_policy,
+    parse_bits,
+    parse_number,
+    rounding_mode,
+)
 from app.formats.blocks import quantize_blocks, to_json
 from app.web import inputs
 from app.web.serialise import encoding_json, format_json, rounded_json
@@ -49,7 +58,7 @@ def encode_value(
     seed: str | None = Query(None, description="seed of stochastic rounding"),
 ) -> dict[str, Any]:
     spec = inputs.scalar_format(format_id)
-    mode, policy = inputs.rounding_mode(rounding), inputs.overflow_policy(overflow)
+    mode, policy = rounding_mode(rounding), overflow_policy(overflow)
     result = encode(spec, parse_number(value), mode, policy, inputs.seed_value(seed))
     return rounded_json(result, mode, policy)
 
@@ -60,7 +69,7 @@ def compare(
     rounding: str = Query("nearest_even", description=ROUNDING_DOC),
     overflow: str = Query("format_default", description=OVERFLOW_DOC),
 ) -> dict[str, Any]:
-    mode, policy = inputs.rounding_mode(rounding), inputs.overflow_policy(overflow)
+    mode, policy = rounding_mode(rounding), overflow_policy(overflow)
     x = parse_number(value)
     results = [rounded_json(encode(spec, x, mode, policy, 0), mode, policy) for spec in SCALAR_FORMATS]
     return {"input": results[0]["input"], "input_exact": results[0]["input_exact"], "results": results}

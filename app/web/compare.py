@@ -14,9 +14,10 @@ from app.formats import (
     InputError,
     Rounded,
     encode,
+    overflow_policy,
     parse_number,
+    rounding_mode,
 )
-from app.web import inputs
 from app.web.rendering import render
 from app.web.views import bit_groups, link_prefix, relative, shown, visualise_url
 
@@ -55,7 +56,7 @@ def compare(
         "overflows": OVERFLOW_POLICIES, "roles": ROLES, "rows": [], "error": None, "input": None, "prefix": prefix,
     }
     try:
-        mode, policy = inputs.rounding_mode(rounding), inputs.overflow_policy(overflow)
+        mode, policy = rounding_mode(rounding), overflow_policy(overflow)
         x = parse_number(value)
     except InputError as error:
         context["error"] = str(error)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.formats import OVERFLOW_POLICIES, ROUNDINGS, FormatSpec, InputError, get_format
+from app.formats import FormatSpec, InputError, get_format
 from app.formats.blocks import block_size_of
 
 MAX_SEED = 2**63 - 1
@@ -17,18 +17,6 @@ def scalar_format(format_id: str) -> FormatSpec:
             "POST /api/blocks/quantize (or see the format table at /formats)."
         )
     return spec
-
-
-def rounding_mode(text: str) -> str:
-    if text not in ROUNDINGS:
-        raise InputError(f"Unknown rounding {text[:40]!r}; choose one of: {', '.join(ROUNDINGS)}.")
-    return text
-
-
-def overflow_policy(text: str) -> str:
-    if text not in OVERFLOW_POLICIES:
-        raise InputError(f"Unknown overflow policy {text[:40]!r}; choose one of: {', '.join(OVERFLOW_POLICIES)}.")
-    return text
 
 
 def seed_value(text: str | None) -> int | None:

@@ -14,15 +14,19 @@ from app.formats import (
     Encoding,
     FormatSpec,
     InputError,
+    OverflowPolicy,
     RawBits,
     Rounded,
+    Rounding,
     decode,
     encode,
     get_format,
     next_down,
     next_up,
+    overflow_policy,
     parse_bits,
     parse_value,
+    rounding_mode,
     ulp,
 )
 from app.web import inputs
@@ -47,7 +51,8 @@ FULL = 4000  # show exact values in full on this page, however long
 
 
 def _stored(
-    spec: FormatSpec, value: str | None, bits: str | None, rounding: str, overflow: str, seed: int | None
+    spec: FormatSpec, value: str | None, bits: str | None, rounding: Rounding, overflow: OverflowPolicy,
+    seed: int | None,
 ) -> tuple[Encoding, Rounded | None]:
     """The encoding to show, and the rounding result when a value (not a bit pattern) was typed."""
     if bits is not None:
@@ -115,12 +120,12 @@ def visualise(
     }
     try:
         links: dict[str, Any] = {
-            "rounding": inputs.rounding_mode(rounding),
-            "overflow": inputs.overflow_policy(overflow),
+            "rounding": rounding_mode(rounding),
+            "overflow": overflow_policy(overflow),
             "seed": inputs.seed_value(seed),
             "prefix": prefix,
         }
-        enc, result = _stored(spec, value, bits, rounding, overflow, links["seed"])
+        enc, result = _stored(spec, value, bits, links["rounding"], links["overflow"], links["seed"])
     except InputError as error:
         context |= {"error": str(error), "switch": _switch_links(typed, {"prefix": prefix})}
         return render(request, "visualise.html", context, fragment="visualiser", status_code=422)

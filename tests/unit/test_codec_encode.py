@@ -27,6 +27,7 @@ brute-force search of its 16 values.
 from __future__ import annotations
 
 import math
+import re
 import struct
 from decimal import Decimal, localcontext
 from fractions import Fraction
@@ -39,10 +40,13 @@ from app.formats import (
     FORMATS,
     ROUNDINGS,
     SCALAR_FORMATS,
+    InputError,
     NotScalarError,
     Real,
     decode,
     encode,
+    get_format,
+    parse_number,
 )
 from app.formats.spec import FormatSpec
 
@@ -628,3 +632,15 @@ def test_the_relative_error_is_the_float_nearest_the_exact_quotient(format_id: s
         result = encode(spec, Real.of(x))
         if result.encoding.cls in ("normal", "subnormal", "zero"):
             assert result.rel_error == float((result.encoding.value.fraction - x) / x), x
+
+
+@pytest.mark.parametrize(("rounding", "overflow", "named"), [
+    ("toward_zreo", "format_default", "Unknown rounding 'toward_zreo'"),
+    ("nearest_even", "saturat", "Unknown overflow policy 'saturat'"),
+    ("", "format_default", "Unknown rounding ''"),
+])
+def test_an_unknown_rounding_or_overflow_name_is_refused_by_the_core_itself(rounding, overflow, named):
+    # Before, encode(float16, 1.0006, "toward_zreo") rounded to nearest-even and "saturat" gave inf.
+    with pytest.raises(InputError, match=re.escape(named)) as refused:
+        encode(get_format("float16"), parse_number("1.0006"), rounding, overflow)
+    assert "choose one of" in str(refused.value)
