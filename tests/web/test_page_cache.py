@@ -27,9 +27,14 @@ def test_page_and_fragment_are_cached_apart(client):
 
 
 def test_refusals_are_cached_with_their_status(client):
+    cache = visualise.cache  # type: ignore[attr-defined]
     url = "/visualise/float16?value=not-a-number"
-    assert client.get(url).status_code == 422
-    assert client.get(url).status_code == 422
+    first = client.get(url)
+    size = len(cache)
+    assert first.status_code == 422 and ("/visualise/float16", "value=not-a-number", None, None) in cache
+    second = client.get(url)
+    assert len(cache) == size  # served from the cache, with the refusal's status and body
+    assert second.status_code == 422 and second.content == first.content
 
 
 def test_the_cache_is_bounded(client):
