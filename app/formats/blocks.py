@@ -77,7 +77,7 @@ def quantize_blocks(
     absmax = np.abs(grid).max(axis=1)
     if spec.kind == "codebook":
         parts = _absmax_codebook(grid, absmax, spec)
-    elif spec.scale == "float8_e8m0fnu":
+    elif spec.scale is not None and spec.scale.id == "float8_e8m0fnu":
         parts = _microscaled(grid, absmax, spec)
     else:
         parts = _nvfp4(grid, absmax, spec)
@@ -115,9 +115,14 @@ def to_json(result: BlockQuantization) -> dict[str, Any]:
 # -- the quantisers ------------------------------------------------------------------------------
 
 
+def _element_and_scale(spec: FormatSpec) -> tuple[FormatSpec, FormatSpec]:
+    assert spec.element is not None and spec.scale is not None, "a block format has both"
+    return spec.element, spec.scale
+
+
 def _microscaled(grid: np.ndarray, absmax: np.ndarray, spec: FormatSpec) -> _Quantised:
     """OCP MX: shared exponent floor(log2 absmax) − emax of the element, clamped to E8M0; all-zero: 2^-127."""
-    element, scale_spec = FORMATS[spec.element or ""], FORMATS[spec.scale or ""]
+    element, scale_spec = _element_and_scale(spec)
     floor_log2 = np.frexp(absmax)[1] - 1
     element_emax = int(np.frexp(float(spec.max))[1]) - 1  # of the element's values times its implicit scale
     shared = np.where(absmax > 0, floor_log2 - element_emax, scale_spec.emin)
@@ -132,7 +137,7 @@ def _microscaled(grid: np.ndarray, absmax: np.ndarray, spec: FormatSpec) -> _Qua
 
 def _nvfp4(grid: np.ndarray, absmax: np.ndarray, spec: FormatSpec) -> _Quantised:
     """NVFP4: FP32 tensor scale absmax / (6 × 448), E4M3 block scales absmax / 6 / tensor scale, E2M1."""
-    element, scale_spec = FORMATS[spec.element or ""], FORMATS[spec.scale or ""]
+    element, scale_spec = _element_and_scale(spec)
     exact = Real.of(Fraction(float(absmax.max())) / (element.max * scale_spec.max))
     tensor_scale = encode(_FLOAT32, exact).encoding.value.to_float()
     if tensor_scale == 0:

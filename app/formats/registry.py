@@ -83,7 +83,7 @@ def _block(
     sc = next(f for f in SCALAR_FORMATS if f.id == scale)
     return FormatSpec(
         id=id, name=name, kind="block", bits=el.bits, exponent_bits=el.exponent_bits,
-        mantissa_bits=el.mantissa_bits, bias=el.bias, nan_style=el.nan_style, element=element, scale=scale,
+        mantissa_bits=el.mantissa_bits, bias=el.bias, nan_style=el.nan_style, element=el, scale=sc,
         block_size=block_size, scale_bits=sc.bits, element_scale_exp=element_scale_exp, summary=summary,
     )
 

@@ -43,8 +43,8 @@ class FormatSpec:
     ml_dtype: str | None = None
     storage_bits: int | None = None
     codebook: tuple[float, ...] = ()
-    element: str | None = None
-    scale: str | None = None
+    element: FormatSpec | None = None  # of a block format: the format of its elements, and of its scales
+    scale: FormatSpec | None = None
     block_size: int = 0
     scale_bits: int = 0
     element_scale_exp: int = 0
@@ -116,16 +116,8 @@ class FormatSpec:
     # A block format reports its element's constants, times the element's implicit scale
     # (2^-6 for MXINT8): the values an element holds before the block's shared scale.
 
-    @property
-    def element_spec(self) -> FormatSpec | None:
-        if self.kind != "block":
-            return None
-        from app.formats.registry import get_format
-
-        return get_format(self.element or "")
-
     def _from_element(self, name: str) -> Fraction | None:
-        value = getattr(self.element_spec, name)
+        value = getattr(self.element, name)
         return None if value is None else value * _pow2(self.element_scale_exp)
 
     @cached_property

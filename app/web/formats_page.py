@@ -48,11 +48,12 @@ def _scalar_row(spec: FormatSpec) -> dict[str, Any]:
 
 
 def _block_row(spec: FormatSpec) -> dict[str, Any]:
-    element = FORMATS[spec.element or ""]
+    element, scale = spec.element, spec.scale
+    assert element is not None and scale is not None, "a block format has both"
     return {
         "spec": spec,
         "element": element,
-        "scale": FORMATS[spec.scale or ""],
+        "scale": scale,
         "href": visualise_url(element.id),
         "fields": layout_roles(element),
         "max": _constant(spec.max),

@@ -66,7 +66,8 @@ def _scaling_words(measured: Measured) -> str:
     if format_id == "nf4":
         return f"one FP32 absmax scale per {NF4_BLOCK_SIZE} values"
     spec = FORMATS[format_id]
-    scale = FORMATS[spec.scale or ""]
+    scale = spec.scale
+    assert scale is not None, "a block format has a scale format"
     words = f"one {scale.name.split(' (')[0]} scale per {spec.block_size} values"
     return words + (", one FP32 scale for the tensor" if format_id == "nvfp4" else "")
 

@@ -39,8 +39,8 @@ def format_json(spec: FormatSpec) -> dict[str, Any]:
         "bytes_per_value": float(spec.bytes_per_value),
         "gigabytes_per_billion": float(spec.gigabytes_per_billion),
         "in_ml_dtypes": spec.ml_dtype is not None,
-        "element_format": spec.element,
-        "scale_format": spec.scale,
+        "element_format": spec.element.id if spec.element else None,
+        "scale_format": spec.scale.id if spec.scale else None,
         "block_size": spec.block_size or None,
         "summary": spec.summary,
     }

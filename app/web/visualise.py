@@ -141,7 +141,7 @@ def _switch_links(value: str, links: dict[str, Any]) -> list[tuple[FormatSpec, s
 
 def _block_refused(request: Request, spec: FormatSpec, prefix: str) -> HTMLResponse:
     """A block format has no single-value view: say so, and link its element format."""
-    element = spec.element or ""
+    element = spec.element.id if spec.element else ""
     message = (
         f"{spec.id} is a block format: its values share a scale, so one value cannot be shown alone. "
         f"Its elements are {element} values."

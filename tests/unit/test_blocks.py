@@ -18,7 +18,7 @@ from app.formats.parse import InputError
 from app.formats.registry import FORMATS, NF4_CODEBOOK
 from app.formats.spec import pow2
 
-MX_IDS = [f for f in BLOCK_FORMAT_IDS if FORMATS[f].scale == "float8_e8m0fnu"]
+MX_IDS = [f for f in BLOCK_FORMAT_IDS if FORMATS[f].scale is FORMATS["float8_e8m0fnu"]]
 _MODERATE_OR_TINY = st.floats(-1e6, 1e6, width=32) | st.floats(-(2.0**-100), 2.0**-100, width=32)
 
 
@@ -136,8 +136,8 @@ def _floor_log2(x: Fraction) -> int:
 def _reference(values: list[float], format_id: str, size: int) -> list[tuple[int, list[int], list[Fraction]]]:
     """(scale pattern, codes, exact dequantised values) per block, by Fractions and the exact codec."""
     spec = FORMATS[format_id]
-    element = FORMATS[spec.element] if spec.element else spec
-    scale_format = FORMATS[spec.scale] if spec.scale else FORMATS["float32"]
+    element = spec.element or spec
+    scale_format = spec.scale or FORMATS["float32"]
     exact = [Fraction(v) for v in values]
     tensor_scale = Fraction(1)
     if format_id == "nvfp4" and any(exact):
@@ -147,7 +147,7 @@ def _reference(values: list[float], format_id: str, size: int) -> list[tuple[int
     for start in range(0, len(values), size):
         chunk = exact[start : start + size]
         absmax = max(abs(v) for v in chunk)
-        if spec.scale == "float8_e8m0fnu":
+        if spec.scale is FORMATS["float8_e8m0fnu"]:
             shared = _floor_log2(absmax) - _floor_log2(spec.max) if absmax else -127
             scale = pow2(min(max(shared, -127), 127))
             step = scale * pow2(spec.element_scale_exp)

@@ -136,12 +136,14 @@ def test_known_constants_of_the_other_formats() -> None:
 @pytest.mark.parametrize("spec", BLOCKS, ids=_ids(BLOCKS))
 def test_block_constants_are_the_elements_times_its_implicit_scale(spec: FormatSpec) -> None:
     """A block format reports its element's constants (MXINT8's times 2^-6), and bits per value with the scale."""
-    element = get_format(spec.element or "")
+    element, scale_format = spec.element, spec.scale
+    assert element is not None and scale_format is not None
+    assert element is get_format(element.id) and scale_format is get_format(scale_format.id)  # the registry's own
     scale = Fraction(1, 64) if spec.id == "mxint8" else Fraction(1)
     for name in ("max", "lowest", "min_normal", "min_subnormal", "min_positive", "epsilon"):
         mine, theirs = getattr(spec, name), getattr(element, name)
         assert mine == (None if theirs is None else theirs * scale), name
-    assert spec.bits_per_value == element.bits + Fraction(get_format(spec.scale or "").bits, spec.block_size)
+    assert spec.bits_per_value == element.bits + Fraction(scale_format.bits, spec.block_size)
 
 
 def test_known_block_sizes_and_bits_per_value() -> None:
