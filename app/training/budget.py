@@ -20,6 +20,7 @@ from app.training.data import DATASETS, N_TEST, N_TRAIN
 from app.training.model import MLP
 from app.training.optim import OPTIMIZERS
 from app.training.recipes import RECIPES, Recipe
+from app.training.run_shape import GRID_POINTS, HISTOGRAM_SNAPSHOTS
 
 if TYPE_CHECKING:  # config imports this module to check its budgets
     from app.training.config import ResolvedConfig
@@ -31,11 +32,8 @@ __all__ = ["MEMORY_BUDGET", "WORK_BUDGET", "RunCounts", "peak_bytes", "run_count
 WORK_BUDGET = 3e11
 MEMORY_BUDGET = 2**28  # bytes: 256 MiB, two runs at once stay within half a gigabyte
 
-# The rows of the runner's final predictions (training set, test set, its 24 x 24 decision grid) and its
-# histograms per run: runner.py imports config, which imports this module, so they are repeated here
-# (tests/unit/test_training_budget.py counts a real run's predictions and histograms, so they cannot drift).
-_PREDICTED_ROWS = (N_TRAIN, N_TEST, 24 * 24)
-_HISTOGRAM_SNAPSHOTS = 20
+# The rows of the runner's final predictions: training set, test set, its decision grid
+_PREDICTED_ROWS = (N_TRAIN, N_TEST, GRID_POINTS * GRID_POINTS)
 
 # What each counted operation costs, in FP32 multiply-adds
 _STEP_COST = 3.8e6  # the trainer's and the runner's interpreter work per recipe and step, its event included
@@ -170,7 +168,7 @@ def _backward(count: _Counter, recipe: Recipe, mlp: MLP, rows: int) -> None:
 
 
 def _histogram_steps(steps: int) -> int:
-    every = max(1, steps // _HISTOGRAM_SNAPSHOTS)
+    every = max(1, steps // HISTOGRAM_SNAPSHOTS)
     return steps // every + (steps % every > 0)
 
 

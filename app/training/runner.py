@@ -30,14 +30,13 @@ from app.training.gather import gather
 from app.training.gradient_stats import format_range
 from app.training.model import MLP
 from app.training.recipes import RECIPES, bytes_per_param
+from app.training.run_shape import GRID_POINTS, HISTOGRAM_SNAPSHOTS
 from app.training.scenarios import SCENARIOS
 from app.training.trainer import RecipeTrainer
 
 __all__ = ["DEFAULT_CONFIG", "HISTOGRAM_SNAPSHOTS", "run", "stream"]
 
 DEFAULT_CONFIG = TrainConfig()  # the baseline scenario's four-recipe comparison
-HISTOGRAM_SNAPSHOTS = 20  # gradient-exponent histograms per run, the last step's included
-GRID_POINTS = 24  # per side of the decision grid
 
 Event = dict[str, Any]
 
