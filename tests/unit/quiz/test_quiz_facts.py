@@ -115,8 +115,8 @@ SINGLE: dict[str, tuple[str, Callable[[], bool]]] = {
     "nvfp4-two-level-scaling": ("Each block of 16 shares an FP8 E4M3 scale, and one FP32 scale covers the tensor: "
                                 "value = element × block scale × tensor scale.",
                                 lambda: (spec("nvfp4").element, spec("nvfp4").scale, spec("nvfp4").block_size)
-                                == ("float4_e2m1fn", "float8_e4m3fn", 16)
-                                and (spec("mxfp4").scale, spec("mxfp4").block_size) == ("float8_e8m0fnu", 32)
+                                == (spec("float4_e2m1fn"), spec("float8_e4m3fn"), 16)
+                                and (spec("mxfp4").scale, spec("mxfp4").block_size) == (spec("float8_e8m0fnu"), 32)
                                 and spec("nvfp4").max == 6),
     "nvfp4-tensor-scale": ("A block scale, about the block's absmax / 6, may lie outside E4M3's range (up to 448); "
                            "the tensor scale brings the block scales into it.",
