@@ -1,6 +1,8 @@
-"""The quiz core: the question bank, generated questions, drawing an attempt, grading, and certificate ids.
+"""The quiz core: the question bank, generated questions, drawing an attempt, grading, certificate ids, and the
+signed forms of a certificate (signing, the Open Badges credential, its Data Integrity proof, revocation lists).
 
-Imports the standard library, numpy, ml_dtypes and app.formats only; never the web or storage layers.
+Imports the standard library, numpy, ml_dtypes, app.formats and the cryptography, JOSE and JSON-LD libraries
+the signatures need; never the web or storage layers (tests/unit/test_layers.py holds that).
 """
 
 from app.quiz.bank import BANK_DIR, Bank, BankError, Topic, load_bank
