@@ -212,21 +212,21 @@ def encode(
     return _encode_float(spec, x, rounding, saturate, rng)
 
 
-def _float_bits(spec: FormatSpec, negative: bool, exponent_field: int, mantissa_field: int) -> int:
+def float_bits(spec: FormatSpec, negative: bool, exponent_field: int, mantissa_field: int) -> int:
     sign = (1 << (spec.bits - 1)) if negative and spec.signed else 0
     return sign | exponent_field << spec.mantissa_bits | mantissa_field
 
 
-def _max_bits(spec: FormatSpec, negative: bool) -> int:
-    return _float_bits(spec, negative, spec.max_exponent_field, spec.max_mantissa_field)
+def max_bits(spec: FormatSpec, negative: bool) -> int:
+    return float_bits(spec, negative, spec.max_exponent_field, spec.max_mantissa_field)
 
 
 def _nan_bits(spec: FormatSpec, negative: bool) -> int:
     m, top = spec.mantissa_bits, (1 << spec.exponent_bits) - 1
     if spec.nan_style == "ieee":
-        return _float_bits(spec, negative, top, 1 << (m - 1))
+        return float_bits(spec, negative, top, 1 << (m - 1))
     if spec.nan_style == "fn":
-        return _float_bits(spec, negative, top, (1 << m) - 1)
+        return float_bits(spec, negative, top, (1 << m) - 1)
     if spec.nan_style == "fnuz":
         return 1 << (spec.bits - 1)
     return (1 << spec.bits) - 1  # e8m0
@@ -241,7 +241,7 @@ def _encode_float(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: ran
     if x.kind == "nan":
         if spec.nan_style == "none":
             # ml_dtypes stores NaN in FP6/FP4 as a zero with the NaN's sign bit flipped
-            return Rounded(decode(spec, _float_bits(spec, not neg, 0, 0)), x, False, False,
+            return Rounded(decode(spec, float_bits(spec, not neg, 0, 0)), x, False, False,
                            f"{spec.name} has no NaN; ml_dtypes stores NaN as a zero.")
         return Rounded(decode(spec, _nan_bits(spec, neg)), x, False, False)
     if spec.nan_style == "e8m0" and (neg or x.is_zero):
@@ -250,14 +250,14 @@ def _encode_float(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: ran
                        f"{spec.name} has no sign and no zero, so {why} become NaN.")
     if x.kind == "inf":
         if spec.has_inf and not saturate:
-            return Rounded(decode(spec, _float_bits(spec, neg, (1 << spec.exponent_bits) - 1, 0)), x, False, False)
+            return Rounded(decode(spec, float_bits(spec, neg, (1 << spec.exponent_bits) - 1, 0)), x, False, False)
         if spec.overflow_default == "nan" and not saturate:
             return Rounded(decode(spec, _nan_bits(spec, neg)), x, False, False,
                            f"{spec.name} has no infinity; ml_dtypes stores it as NaN.")
-        return Rounded(decode(spec, _max_bits(spec, neg)), x, False, False,
+        return Rounded(decode(spec, max_bits(spec, neg)), x, False, False,
                        "Infinity is stored as the largest finite value (saturation).")
     if x.is_zero:
-        return Rounded(decode(spec, _float_bits(spec, neg and spec.has_negative_zero, 0, 0)), x, False, False)
+        return Rounded(decode(spec, float_bits(spec, neg and spec.has_negative_zero, 0, 0)), x, False, False)
 
     m, a = spec.mantissa_bits, x.magnitude
     num, den = a.numerator, a.denominator
@@ -273,10 +273,10 @@ def _encode_float(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: ran
 
     if e_eff > spec.emax or (e_eff == spec.emax and n > (1 << m) + spec.max_mantissa_field):
         if saturate or rounds_toward_zero(mode, neg) or spec.overflow_default == "saturate":
-            return Rounded(decode(spec, _max_bits(spec, neg)), x, True, False,
+            return Rounded(decode(spec, max_bits(spec, neg)), x, True, False,
                            f"Beyond the largest finite value {spec.max}: stored as ±max (saturation).")
         if spec.overflow_default == "inf":
-            return Rounded(decode(spec, _float_bits(spec, neg, (1 << spec.exponent_bits) - 1, 0)), x, True,
+            return Rounded(decode(spec, float_bits(spec, neg, (1 << spec.exponent_bits) - 1, 0)), x, True,
                            False, "Beyond the largest finite value: overflow to infinity.")
         return Rounded(decode(spec, _nan_bits(spec, neg)), x, True, False,
                        f"{spec.name} has no infinity, so ml_dtypes' cast gives NaN on overflow; choose saturate "
@@ -285,21 +285,21 @@ def _encode_float(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: ran
         if not spec.has_zero:
             return Rounded(decode(spec, 0), x, False, True,
                            f"{spec.name} has no zero: values below its smallest are stored as that smallest.")
-        return Rounded(decode(spec, _float_bits(spec, neg and spec.has_negative_zero, 0, 0)), x, False, True,
+        return Rounded(decode(spec, float_bits(spec, neg and spec.has_negative_zero, 0, 0)), x, False, True,
                        "Too small for this format: flushed to zero (underflow).")
     if n >> (m + 1):
         n, e_eff = n >> 1, e_eff + 1  # rounding carried into the next binade
     normal = n >> m  # else a subnormal, whose exponent field is 0
-    bits = _float_bits(spec, neg, e_eff + spec.bias, n - (1 << m)) if normal else _float_bits(spec, neg, 0, n)
+    bits = float_bits(spec, neg, e_eff + spec.bias, n - (1 << m)) if normal else float_bits(spec, neg, 0, n)
     return Rounded(decode(spec, bits), x, False, False)
 
 
-def _int_limits(spec: FormatSpec) -> tuple[int, int]:
+def int_limits(spec: FormatSpec) -> tuple[int, int]:
     return int(spec.lowest), int(spec.max)
 
 
 def _encode_int(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: random.Random | None) -> Rounded:
-    lo, hi = _int_limits(spec)
+    lo, hi = int_limits(spec)
     if x.kind == "nan":
         return Rounded(decode(spec, 0), x, False, False, "Integers have no NaN; stored as 0.")
     if x.kind == "inf":
@@ -341,61 +341,3 @@ def _encode_codebook(spec: FormatSpec, x: Real, mode: str, rng: random.Random | 
     up = magnitude_rounds_up(mode, x.negative, frac.numerator, frac.denominator, inner % 2 == 0, rng)
     code = outer if up else inner
     return Rounded(decode(spec, code), x, False, values[code] == 0)
-
-
-# -- neighbours ---------------------------------------------------------------------------------
-
-
-def next_up(enc: Encoding) -> Encoding | None:
-    """The next larger value the format holds (IEEE nextUp), or None at the top."""
-    return _step(enc, up=True)
-
-
-def next_down(enc: Encoding) -> Encoding | None:
-    """The next smaller value the format holds (IEEE nextDown), or None at the bottom."""
-    return _step(enc, up=False)
-
-
-def _step(enc: Encoding, up: bool) -> Encoding | None:
-    spec, v = enc.format, enc.value
-    if v.kind == "nan":
-        return None
-    if spec.kind == "int":
-        lo, hi = _int_limits(spec)
-        target = int(v.fraction) + (1 if up else -1)
-        return decode(spec, target & ((1 << spec.bits) - 1)) if lo <= target <= hi else None
-    if spec.kind == "codebook":
-        target = enc.bits + (1 if up else -1)
-        return decode(spec, target) if 0 <= target < len(spec.codebook) else None
-    if v.kind == "inf":
-        return decode(spec, _max_bits(spec, v.negative)) if v.negative == up else None
-    if spec.nan_style == "e8m0":
-        target = enc.bits + (1 if up else -1)
-        return decode(spec, target) if 0 <= target <= _max_bits(spec, False) else None
-    sign_bit = 1 << (spec.bits - 1)
-    magnitude = enc.bits & (sign_bit - 1)
-    away_from_zero = v.is_zero or v.negative != up  # the step grows the magnitude
-    if away_from_zero:
-        negative = not up
-        if v.magnitude == spec.max:
-            return decode(spec, _float_bits(spec, negative, (1 << spec.exponent_bits) - 1, 0)) if spec.has_inf else None
-        return decode(spec, (sign_bit if negative else 0) | (magnitude + 1))
-    if magnitude == 1:
-        return decode(spec, sign_bit if v.negative and spec.has_negative_zero else 0)
-    return decode(spec, (enc.bits & sign_bit) | (magnitude - 1))
-
-
-def ulp(enc: Encoding) -> Fraction | None:
-    """The gap from this value to the next one of larger magnitude (unit in the last place)."""
-    spec, v = enc.format, enc.value
-    if not v.is_finite:
-        return None
-    if spec.kind == "int":
-        return Fraction(1)
-    if spec.kind == "codebook":
-        nxt = _step(enc, up=not v.negative) or _step(enc, up=v.negative)
-        return abs(nxt.value.fraction - v.fraction) if nxt and nxt.value.is_finite else None
-    if v.is_zero:
-        return spec.min_positive
-    e = enc.exponent if enc.exponent is not None else spec.emin
-    return pow2(e - spec.mantissa_bits)

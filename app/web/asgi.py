@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 
-class HttpMiddleware:
+class HttpMiddleware(ABC):
     """A middleware whose `handle` sees each HTTP request; lifespan and other scopes pass straight through."""
 
     def __init__(self, app: ASGIApp) -> None:
@@ -17,5 +19,6 @@ class HttpMiddleware:
             return
         await self.handle(scope, receive, send)
 
+    @abstractmethod
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        raise NotImplementedError
+        """Answer one HTTP request, passing it on to self.app as the middleware sees fit."""

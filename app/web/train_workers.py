@@ -84,14 +84,14 @@ def _serve(connection: Connection, niceness: int) -> None:
     os.nice(niceness)
     events: Generator[dict[str, Any], None, None] | None = None
     ahead: Frames = []
-    ahead_seconds, finished = 0.0, False
+    ahead_seconds, finished, failure = 0.0, False, None
     while True:
         if events is not None and not finished and ahead_seconds < READ_AHEAD_SECONDS and not connection.poll(0):
             started = time.perf_counter()
             try:
                 more, finished = _batch(events, READ_AHEAD_SECONDS - ahead_seconds, connection.poll)
             except Exception:  # a bug in the core: answered at the next pull, and this process lives on
-                events, ahead = None, [("failed", traceback.format_exc().encode())]
+                events, failure = None, traceback.format_exc()
                 continue
             ahead += more
             ahead_seconds += time.perf_counter() - started
@@ -103,14 +103,14 @@ def _serve(connection: Connection, niceness: int) -> None:
         if message[0] == "end" or message[1] is not None:  # the run is over, or another begins
             if events is not None:
                 events.close()  # frees the run before the next
-            events, ahead, ahead_seconds, finished = None, [], 0.0, False
+            events, ahead, ahead_seconds, finished, failure = None, [], 0.0, False, None
         if message[0] == "end":
             continue
         _, config, seconds = message
         try:
-            if ahead and ahead[0][0] == "failed":
-                connection.send(("failed", ahead[0][1].decode()))
-                ahead = []
+            if failure is not None:
+                connection.send(("failed", failure))
+                ahead, failure = [], None
                 continue
             if config is not None:
                 # stream() is a generator (annotated as an iterator): closing it stops the training
