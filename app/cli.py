@@ -48,7 +48,7 @@ def _serve(args: argparse.Namespace) -> int:
     with _metrics_directory(workers):
         # Imported only now: prometheus_client opens this process's files in the directory as the metrics are
         # made, and they must not be the ones just emptied. Each worker reads the settings from the environment.
-        from app.web.request_log import log_config
+        from app.web.shared.request_log import log_config
 
         uvicorn.run(
             "app.main:app",

@@ -9,42 +9,45 @@ from fastapi import FastAPI
 from starlette.middleware.gzip import GZipMiddleware
 
 from app.quiz import load_bank
+from app.services.rate_counters import counter_storage
+from app.services.train_workers import TrainWorkers
+from app.services.training_runs import TrainRuns
 from app.settings import Settings, get_settings
 from app.store.database import create_database_engine, migrate
-from app.web import (
-    api,
-    certificates,
-    compare,
-    docs_page,
-    embed,
-    errors,
-    formats_page,
-    hardware,
-    home,
-    learn,
-    memory,
-    metrics,
-    ops,
-    quiz,
-    train,
-    visualise,
+from app.web.embed import pages as embed_pages
+from app.web.home import pages as home_pages
+from app.web.learn import api_docs, hardware_page, memory_calculator
+from app.web.learn import pages as learn_pages
+from app.web.quiz import api as quiz_api
+from app.web.quiz import certificates
+from app.web.quiz import pages as quiz_pages
+from app.web.shared import errors, health, metrics
+from app.web.shared.headers import SecurityHeaders
+from app.web.shared.page_etags import PageETags
+from app.web.shared.rate_limiting import RateLimits
+from app.web.shared.rendering import STATIC_DIR, STATIC_VERSION
+from app.web.shared.request_limits import RequestLimits
+from app.web.shared.request_log import RequestLog
+from app.web.shared.server_errors import ServerErrors
+from app.web.shared.static_files import IMMUTABLE, REVALIDATE, CachedStaticFiles
+from app.web.training import api as train_api
+from app.web.training import pages as train_pages
+from app.web.visualiser import api as formats_api
+from app.web.visualiser import compare, format_table
+from app.web.visualiser import pages as visualiser_pages
+
+# Every router of the site, each included here and nowhere else.
+ROUTERS = (
+    home_pages, visualiser_pages, compare, format_table, formats_api, api_docs, train_pages, train_api, learn_pages,
+    memory_calculator, hardware_page, embed_pages, quiz_pages, quiz_api, certificates, health, metrics,
 )
-from app.web.limits import RequestLimits
-from app.web.page_etags import PageETags
-from app.web.rendering import STATIC_DIR, STATIC_VERSION
-from app.web.request_log import RequestLog
-from app.web.safety import RateLimits, counter_storage
-from app.web.security import SecurityHeaders
-from app.web.server_errors import ServerErrors
-from app.web.static_files import IMMUTABLE, REVALIDATE, CachedStaticFiles
-from app.web.train_workers import TrainWorkers
 
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Read the question bank (a broken file stops the start with its file and line), the key and the database;
     open the rate-limit counters; make the training processes' pool (its fork server starts now, in the background;
-    each process when a run first needs one)."""
+    each process when a run first needs one) and the runs' scheduler and cache."""
     settings: Settings = app.state.settings
     app.state.quiz_bank = load_bank()
     app.state.signing_key = settings.load_signing_key()
@@ -56,6 +59,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.rate_limits = RateLimits(settings, counter_storage(settings, app.state.engine))
     app.state.train_workers = TrainWorkers(settings.train_processes or settings.train_max_concurrent_runs)
     app.state.train_workers.warm()
+    app.state.train_runs = TrainRuns(settings.train_max_concurrent_runs, settings.train_cache_runs,
+                                     max_seconds=settings.train_max_seconds, send_timeout=settings.train_send_timeout,
+                                     workers=app.state.train_workers)
     try:
         yield
     finally:
@@ -76,15 +82,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         docs_url=None,
         redoc_url=None,
         lifespan=lifespan,
-        redirect_slashes=False,  # app/web/errors.py redirects to a path, never to the request's Host
+        redirect_slashes=False,  # app/web/shared/errors.py redirects to a path, never to the request's Host
     )
     app.state.settings = settings
     errors.install(app)
-    routers = (
-        home, visualise, compare, formats_page, docs_page, train, learn, memory, hardware, embed, api, quiz,
-        certificates, ops, metrics,
-    )
-    for module in routers:
+    for module in ROUTERS:
         app.include_router(module.router)
     app.mount(f"/static/{STATIC_VERSION}", CachedStaticFiles(STATIC_DIR, IMMUTABLE), name="static-versioned")
     app.mount("/static", CachedStaticFiles(STATIC_DIR, REVALIDATE), name="static")

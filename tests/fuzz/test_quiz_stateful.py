@@ -28,7 +28,7 @@ from app.quiz.signing import new_seed_text
 from app.settings import Settings
 from app.store.database import migrate
 from app.store.models import NAME_MAX_LENGTH
-from app.web.safety import OWNER_COOKIE, TOKEN_HEADER, signed_owner
+from app.web.shared.csrf import OWNER_COOKIE, TOKEN_HEADER, signed_owner
 from tests.hostile_inputs import HOSTILE_TEXTS
 from tests.web.test_forms_hostile import verdicts
 from tests.web.test_quiz_api import learn_ids, right_answer, wrong_answer

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.web.train_workers import NICENESS
+from app.services.train_workers import NICENESS
 from tests.processes import STOP_SECONDS
 from tests.system.system_servers import REQUEST_SECONDS, Server
 from tests.system.test_system_serve_workers import _access_lines, _serve, _stop_cleanly

@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.web.safety import TOKEN_HEADER
+from app.web.shared.csrf import TOKEN_HEADER
 from tests.system.system_servers import two_instances as start_two_instances
 from tests.web.test_quiz_api import learn_ids, right_answer
 

@@ -11,7 +11,7 @@ import pytest
 import app
 
 CORES = ("formats", "training", "quiz")
-FORBIDDEN = ("app.web", "app.store", "app.deps", "app.main", "app.settings", "app.cli", "fastapi", "starlette",
+FORBIDDEN = ("app.web", "app.store", "app.services", "app.main", "app.settings", "app.cli", "fastapi", "starlette",
              "jinja2", "jinja2_fragments", "sqlalchemy", "alembic", "uvicorn", "httpx", "redis", "limits")
 APP = Path(app.__file__).parent
 
@@ -37,5 +37,5 @@ def test_a_core_imports_no_web_store_or_framework_module(core):
 
 def test_the_check_sees_a_forbidden_import(tmp_path):
     module = tmp_path / "bad.py"
-    module.write_text("from app.web.rendering import render\nimport sqlalchemy.orm\n", encoding="utf-8")
-    assert _imports(module) == ["app.web.rendering", "sqlalchemy.orm"]
+    module.write_text("from app.web.shared.rendering import render\nimport sqlalchemy.orm\n", encoding="utf-8")
+    assert _imports(module) == ["app.web.shared.rendering", "sqlalchemy.orm"]

@@ -19,8 +19,8 @@ from app.quiz.signing import jwks, new_seed_text, private_key_from_text
 from app.settings import Settings
 from app.store.certificates import get_certificate, revoke_certificate
 from app.store.database import open_session
-from app.web import certificates
-from app.web.rendering import static
+from app.web.quiz import certificates
+from app.web.shared.rendering import static
 from tests.web.test_pages import HX, Elements
 from tests.web.test_quiz_api import take_attempt
 from tests.web.test_train import is_sentence

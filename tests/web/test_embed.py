@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 
-from app.web.rendering import static
+from app.web.shared.rendering import static
 from tests.web.test_pages import HX, Elements
 
 ORIGIN = "http://127.0.0.1:8000"  # Settings.public_base_url in the tests

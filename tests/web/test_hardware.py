@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from markupsafe import escape
 
 from app.hardware.datafiles import DATA_DIR, load_measured, load_published, load_training
-from app.web.hardware import FAMILIES, as_published, throughput
+from app.web.learn.hardware_page import FAMILIES, as_published, throughput
 
 
 def test_published_table_shows_every_accelerator_and_figure(client: TestClient) -> None:

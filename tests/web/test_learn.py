@@ -17,9 +17,9 @@ from app.formats.vector import round_to_format
 from app.learn import DISTRIBUTIONS, SCALES, measure_formats, sample_tensor
 from app.learn.sample_error import MEASURED_FORMATS, SAMPLE_SIZE
 from app.training import RECIPES, bytes_per_param
-from app.web.guides import GUIDES, WORDS_PER_MINUTE
-from app.web.rendering import static
-from app.web.train_views import approx
+from app.web.learn.guides import GUIDES, WORDS_PER_MINUTE
+from app.web.shared.rendering import static
+from app.web.training.views import approx
 
 HX = {"HX-Request": "true"}
 GUIDE_URLS = [guide.url for guide in GUIDES.values()]

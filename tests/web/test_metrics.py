@@ -20,8 +20,8 @@ from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
 from app.main import create_app
-from app.web.request_log import ACCESS_LOGGER, JsonFormatter
-from app.web.train_runs import TrainRuns
+from app.services.training_runs import TrainRuns
+from app.web.shared.request_log import ACCESS_LOGGER, JsonFormatter
 from tests.web.test_quiz_api import right_answer, start
 from tests.web.test_train import SHORT, SHORT_QUERY
 

@@ -23,8 +23,8 @@ from app.settings import Settings
 from app.store.certificates import list_certificates
 from app.store.database import create_database_engine, open_session
 from app.store.models import Attempt
-from app.web.quiz_api import NOT_DRAWN
-from app.web.safety import TOKEN_HEADER, signed_owner
+from app.web.quiz.api import NOT_DRAWN
+from app.web.shared.csrf import TOKEN_HEADER, signed_owner
 from tests.web.test_train import is_sentence
 
 BANK = load_bank()

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.quiz import ChoiceQuestion
-from app.web.safety import TOKEN_HEADER, csrf_token_for, signed_owner
+from app.web.shared.csrf import TOKEN_HEADER, csrf_token_for, signed_owner
 from tests.web.test_pages import HX, PAGE_BUDGET, Elements
 from tests.web.test_quiz_api import BANK, hidden_texts, learn_ids, right_answer, stored_question, wrong_answer
 from tests.web.test_quiz_api import start as api_start

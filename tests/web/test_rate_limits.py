@@ -19,7 +19,7 @@ from app.quiz.signing import new_seed_text
 from app.settings import Settings
 from app.store.database import open_session
 from app.store.models import Attempt, RateLimitCounter
-from app.web.safety import client_key, wait_in_words
+from app.web.shared.rate_limiting import client_key, wait_in_words
 from tests.redis_server import free_port, redis_server_url
 from tests.web.test_pages import Elements
 from tests.web.test_quiz_api import right_answer, start

@@ -13,8 +13,8 @@ from fastapi.testclient import TestClient
 from markupsafe import escape
 
 from app.main import create_app
+from app.services.training_runs import TrainRuns
 from app.training import RECIPES, TrainConfig, run
-from app.web.train_runs import TrainRuns
 from tests.web.test_pages import HX, PAGE_BUDGET, Elements
 
 SHORT = {"steps": 12, "width": 8, "batch_size": 16}

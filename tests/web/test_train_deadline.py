@@ -14,9 +14,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
+from app.services.train_workers import TrainWorkers
+from app.services.training_runs import RunsBusy, TrainRuns
 from app.training import TrainConfig
-from app.web.train_runs import RunsBusy, TrainRuns
-from app.web.train_workers import TrainWorkers
 from tests.web.test_pages import Elements
 from tests.web.test_train import SHORT, SHORT_QUERY, frames, is_sentence
 

@@ -17,11 +17,11 @@ from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
 from app.main import create_app
+from app.services.train_workers import NICENESS, TrainWorkers, WorkerTimeout, frame
+from app.services.training_runs import TrainRuns, result
 from app.settings import Settings
 from app.training import TrainConfig, stream
 from app.training.gather import gather
-from app.web.train_runs import TrainRuns, result
-from app.web.train_workers import NICENESS, TrainWorkers, WorkerTimeout, frame
 from tests.web.test_train import SHORT, SHORT_QUERY, frames, is_sentence
 
 # Short runs of each kind of event and arithmetic: FP16 scaling, FP8's delayed scaling, tanh, SGD, a regression

@@ -80,7 +80,7 @@ def test_the_event_stream_is_never_compressed(client):
 
 
 def test_pages_link_static_files_only_under_the_version_of_their_content(client):
-    from app.web.rendering import STATIC_VERSION
+    from app.web.shared.rendering import STATIC_VERSION
 
     for url in PAGES:
         html = client.get(url).text
@@ -98,7 +98,7 @@ def test_a_versioned_static_file_is_cached_for_a_year_and_its_module_imports_too
 
 
 def test_the_version_changes_with_any_file_and_only_with_files(tmp_path):
-    from app.web.rendering import static_version
+    from app.web.shared.rendering import static_version
 
     (tmp_path / "js").mkdir()
     (tmp_path / "js" / "a.js").write_text("export const a = 1;")

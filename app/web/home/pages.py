@@ -1,0 +1,29 @@
+"""The home page: what the lab is, and links to everything."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse
+
+from app.formats import encode, get_format, parse_number
+from app.web.shared.rendering import render
+from app.web.visualiser.views import bit_groups, layout_roles, visualise_url
+
+router = APIRouter()
+
+FEATURED = ("float32", "bfloat16", "float16", "float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "int8", "nf4")
+EXAMPLE_FORMAT, EXAMPLE_VALUE = "float16", "0.1"
+
+
+@router.get("/", include_in_schema=False)
+def home(request: Request) -> HTMLResponse:
+    spec = get_format(EXAMPLE_FORMAT)
+    example = encode(spec, parse_number(EXAMPLE_VALUE)).encoding
+    context = {
+        "featured": [(get_format(f), visualise_url(f, value=EXAMPLE_VALUE)) for f in FEATURED],
+        "example": example,
+        "example_groups": bit_groups(example),
+        "example_fields": layout_roles(spec),
+        "example_href": visualise_url(EXAMPLE_FORMAT, value=EXAMPLE_VALUE),
+    }
+    return render(request, "home.html", context, fragment="content")

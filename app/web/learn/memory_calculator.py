@@ -1,0 +1,145 @@
+"""The memory calculator: /learn/memory (page, and its results as an htmx fragment) and GET /api/memory."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse
+
+from app.formats import FormatSpec, InputError
+from app.formats.exact import decimal_string
+from app.training.memory_calc import (
+    BYTES_PER_GB,
+    BYTES_PER_GIB,
+    WEIGHT_FORMATS,
+    ZERO_STAGES,
+    MemoryReport,
+    memory_report,
+    optimizer_named,
+    parse_devices,
+    parse_param_count,
+    parse_zero_stage,
+    recipe_named,
+    stored_bits_per_value,
+    weight_format_named,
+)
+from app.training.optim import OPTIMIZERS
+from app.training.recipes import RECIPES
+from app.web.shared.rendering import render
+
+router = APIRouter()
+
+DEFAULTS = {"params": "7B", "format": "bfloat16", "recipe": "bf16", "optimizer": "adam", "devices": "8", "stage": "3"}
+# (part, column heading, words in a sentence)
+PARTS = (("weights", "Weights", "weights"), ("master_weights", "FP32 master weights", "FP32 master weights"),
+         ("gradients", "Gradients", "gradients"), ("optimizer_states", "Optimizer states", "optimizer states"))
+STAGE_SHARDS = ("nothing", "optimizer states and master weights", "… and gradients", "… and weights: everything")
+OPTIMIZER_NAMES = {"adam": "Adam", "sgd": "SGD with momentum"}
+PARAMS_DOC = "number of parameters: 7B, 70B, 1.5T, 350M, 7e9 or 7000000000"
+NOT_INCLUDED = ("The calculator counts only what grows with the number of parameters. Activations, the KV cache, "
+                "temporary buffers and the framework's own memory are left out: activations and the KV cache grow "
+                "with the batch size and the sequence length instead.")
+UNITS = "GB is 10^9 bytes; GiB is 2^30 bytes."
+
+
+def _report(params: str, format_id: str, recipe: str, optimizer: str, devices: str, stage: str) -> MemoryReport:
+    return memory_report(parse_param_count(params), weight_format_named(format_id), recipe_named(recipe),
+                         optimizer_named(optimizer), parse_devices(devices), parse_zero_stage(stage))
+
+
+def amount(n_bytes: Fraction, unit: int = BYTES_PER_GB) -> str:
+    """Bytes in GB (or GiB): exact where two decimals hold it, else "≈" and rounded."""
+    value = n_bytes / unit
+    if value and value < Fraction(1, 100):
+        return f"≈ {float(value):.2g}"
+    text = f"{float(value):,.2f}".rstrip("0").rstrip(".")
+    return text if Fraction(text.replace(",", "")) == value else f"≈ {text}"
+
+
+def number(x: Fraction | int) -> str:
+    """A count of bytes or bits that may have a fraction: 4.25, 16, 1.03125."""
+    text = f"{float(x):,.5f}".rstrip("0").rstrip(".")
+    return text if Fraction(text.replace(",", "")) == x else f"≈ {text}"
+
+
+def _view(report: MemoryReport) -> dict[str, Any]:
+    n = report.n_params
+    return {
+        "report": report,
+        "inference": [{"spec": spec, "bits": number(stored_bits_per_value(spec)),
+                       "bytes": number(stored_bits_per_value(spec) / 8), "gb": amount(b),
+                       "gib": amount(b, BYTES_PER_GIB)} for spec, b in report.inference],
+        "training": [{"recipe": recipe, "per_param": per_param, "gb": amount(Fraction(per_param["total"] * n))}
+                     for recipe, per_param in report.training],
+        "zero": [{"stage": stage, "shards": STAGE_SHARDS[stage], "parts": {k: amount(v) for k, v in parts.items()},
+                  "gib": amount(parts["total"], BYTES_PER_GIB)} for stage, parts in report.zero],
+        "weights": {"gb": amount(report.weights), "gib": amount(report.weights, BYTES_PER_GIB),
+                    "bits": number(stored_bits_per_value(report.weight_format))},
+        "training_gb": amount(Fraction(report.per_param["total"] * n)),
+        "per_device": amount(report.per_device["total"]),
+    }
+
+
+@router.get("/learn/memory", include_in_schema=False)
+def memory_page(
+    request: Request,
+    params: str = DEFAULTS["params"],
+    format_id: str = Query(DEFAULTS["format"], alias="format"),
+    recipe: str = DEFAULTS["recipe"],
+    optimizer: str = DEFAULTS["optimizer"],
+    devices: str = DEFAULTS["devices"],
+    stage: str = DEFAULTS["stage"],
+) -> HTMLResponse:
+    context: dict[str, Any] = {
+        "values": {"params": params, "format": format_id, "recipe": recipe, "optimizer": optimizer,
+                   "devices": devices, "stage": stage},
+        "formats": WEIGHT_FORMATS, "recipes": RECIPES.values(), "optimizers": OPTIMIZER_NAMES, "stages": ZERO_STAGES,
+        "parts": PARTS, "not_included": NOT_INCLUDED, "error": None, "view": None,
+    }
+    try:
+        context["view"] = _view(_report(params, format_id, recipe, optimizer, devices, stage))
+    except InputError as error:
+        context["error"] = str(error)
+        return render(request, "learn/memory.html", context, fragment="results", status_code=422)
+    return render(request, "learn/memory.html", context, fragment="results")
+
+
+def _gb(n_bytes: Fraction) -> float:
+    return float(n_bytes / BYTES_PER_GB)
+
+
+def _weights_json(spec: FormatSpec, n_bytes: Fraction) -> dict[str, Any]:
+    return {"format": spec.id, "bits_per_value": decimal_string(stored_bits_per_value(spec)),
+            "bytes": math.ceil(n_bytes), "gb": _gb(n_bytes)}
+
+
+@router.get("/api/memory", tags=["memory"], summary="Memory for a model's weights and training state")
+def memory_api(
+    params: str = Query(..., description=PARAMS_DOC),
+    format_id: str = Query(DEFAULTS["format"], alias="format", description="weight format id for inference"),
+    recipe: str = Query(DEFAULTS["recipe"], description=f"training recipe: {', '.join(RECIPES)}"),
+    optimizer: str = Query(DEFAULTS["optimizer"], description=f"optimizer: {', '.join(OPTIMIZERS)}"),
+    devices: str = Query("1", description="data-parallel accelerators the training state is sharded over"),
+    stage: str = Query("0", description="ZeRO stage: 0 (none), 1, 2 or 3"),
+) -> dict[str, Any]:
+    """Bytes are whole bytes, rounded up; GB is 10^9 bytes. Activations and the KV cache are not included."""
+    report = _report(params, format_id, recipe, optimizer, devices, stage)
+    per_device = report.per_device
+    return {
+        "params": report.n_params,
+        "weights": _weights_json(report.weight_format, report.weights),
+        "inference": [_weights_json(spec, n_bytes) for spec, n_bytes in report.inference],
+        "training": [{"recipe": r.id, "optimizer": report.optimizer, "bytes_per_param": per_param,
+                      "gb": per_param["total"] * report.n_params / BYTES_PER_GB} for r, per_param in report.training],
+        "sharded": {"recipe": report.recipe.id, "devices": report.devices, "stage": report.stage,
+                    "bytes_per_device": {part: math.ceil(b) for part, b in per_device.items()},
+                    "gb_per_device": _gb(per_device["total"])},
+        "accelerators": [{"name": fit.accelerator.name, "memory_gb": fit.accelerator.memory_gb,
+                          "devices_for_weights": fit.weights_devices, "training_fits": fit.training_fits,
+                          "training_min_devices": fit.training_min_devices} for fit in report.accelerators],
+        "not_included": NOT_INCLUDED,
+        "units": UNITS,
+    }

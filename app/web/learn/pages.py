@@ -1,0 +1,137 @@
+"""The guides: /learn, one route per guide, and /learn/glossary.
+
+Each guide has a route of its own rather than /learn/{slug}, so the other pages under /learn (the memory
+calculator, the hardware page) are never shadowed, and an unknown /learn/... is the site's 404 page.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse
+
+from app.formats import FORMATS, FormatSpec
+from app.formats.blocks import NF4_BLOCK_SIZE
+from app.learn import DISTRIBUTIONS, SCALES, Measured, measure_formats
+from app.learn.sample_error import SAMPLE_SIZE
+from app.web.learn.guides import GUIDES, Guide, related
+from app.web.shared.rendering import render
+from app.web.training.views import approx
+from app.web.visualiser.views import layout_roles, power_of_two, shown, visualise_url
+
+router = APIRouter()
+
+RANGE_FORMATS = ("float64", "float32", "tfloat32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2",
+                 "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn")
+TINY_GRADIENTS_RUN = ("/train?scenario=tiny_gradients&recipe=fp32&recipe=fp16_no_scaling"
+                      "&recipe=fp16_dynamic_scaling&recipe=bf16&run=1")
+SHOWN_DIGITS = 3
+
+
+@dataclass(frozen=True)
+class Power:
+    """A constant that is a power of two: 2^exponent, and its decimal, exact when short, else "≈"."""
+
+    exponent: int
+    decimal: str
+
+
+def _power(x: Fraction | None) -> Power | None:
+    exponent, decimal = power_of_two(x), shown(x, 10, SHOWN_DIGITS)
+    return Power(exponent, decimal.text) if exponent is not None and decimal else None
+
+
+def _range_row(spec: FormatSpec) -> dict[str, Any]:
+    return {
+        "spec": spec,
+        "href": visualise_url(spec.id, value="1"),
+        "fields": layout_roles(spec),
+        "max": shown(spec.max, 14, 4),
+        "powers": [_power(x) for x in (spec.min_normal, spec.min_subnormal, spec.epsilon)],
+        "digits": f"{(spec.mantissa_bits + 1) * math.log10(2):.1f}",
+    }
+
+
+def _scaling_words(measured: Measured) -> str:
+    """How the values were brought into the format's range, in a few words."""
+    format_id = measured.format_id
+    if measured.scaling == "direct":
+        return "none: cast as it is"
+    if measured.scaling == "tensor":
+        return "one FP32 absmax scale for the tensor"
+    if format_id == "nf4":
+        return f"one FP32 absmax scale per {NF4_BLOCK_SIZE} values"
+    spec = FORMATS[format_id]
+    scale = spec.scale
+    assert scale is not None, "a block format has a scale format"
+    words = f"one {scale.name.split(' (')[0]} scale per {spec.block_size} values"
+    return words + (", one FP32 scale for the tensor" if format_id == "nvfp4" else "")
+
+
+def _number(x: float | None) -> str:
+    return "—" if x is None else approx(x, SHOWN_DIGITS)
+
+
+def _sample_row(measured: Measured) -> dict[str, Any]:
+    name = FORMATS[measured.format_id].name
+    return {
+        "format_id": measured.format_id,
+        "name": name + (" (absmax)" if measured.scaling == "tensor" else ""),
+        "scaling": measured.scaling,
+        "scaling_words": _scaling_words(measured),
+        "bits": approx(float(measured.bits_per_value)),
+        "mse": _number(measured.mse),
+        "max_abs_error": _number(measured.max_abs_error),
+        "rel_rms_error": _number(measured.rel_rms_error),
+        "exact": {field: repr(getattr(measured, field)) for field in ("mse", "max_abs_error", "rel_rms_error")},
+        "zeroed": measured.zeroed,
+        "non_finite": measured.non_finite,
+    }
+
+
+def _guide(request: Request, guide: Guide, context: dict[str, Any], *, fragment: str = "article",
+           status_code: int = 200) -> HTMLResponse:
+    context = {"guide": guide, "related": related(guide), **context}
+    return render(request, guide.template, context, fragment=fragment, status_code=status_code)
+
+
+@router.get("/learn", include_in_schema=False)
+def index(request: Request) -> HTMLResponse:
+    return render(request, "learn/index.html", {"guides": GUIDES.values()}, fragment="content")
+
+
+@router.get("/learn/glossary", include_in_schema=False)
+def glossary(request: Request) -> HTMLResponse:
+    return render(request, "learn/glossary.html", {}, fragment="content")
+
+
+@router.get("/learn/number-formats", include_in_schema=False)
+def number_formats(request: Request) -> HTMLResponse:
+    rows = [_range_row(FORMATS[format_id]) for format_id in RANGE_FORMATS]
+    return _guide(request, GUIDES["number-formats"], {"range_rows": rows})
+
+
+@router.get("/learn/mixed-precision-training", include_in_schema=False)
+def mixed_precision_training(request: Request) -> HTMLResponse:
+    return _guide(request, GUIDES["mixed-precision-training"], {"tiny_gradients_run": TINY_GRADIENTS_RUN})
+
+
+@router.get("/learn/quantisation", include_in_schema=False)
+def quantisation(request: Request, distribution: str = "normal", scale: str = "1") -> HTMLResponse:
+    context: dict[str, Any] = {
+        "distributions": DISTRIBUTIONS, "scales": SCALES, "sample_size": SAMPLE_SIZE,
+        "distribution": distribution, "scale": scale, "rows": [], "error": None,
+    }
+    if distribution not in DISTRIBUTIONS or scale not in SCALES:
+        context |= {
+            "distribution": "normal", "scale": "1",
+            "error": f"Choose a distribution ({', '.join(DISTRIBUTIONS)}) and a standard deviation "
+                     f"({', '.join(SCALES)}).",
+        }
+        return _guide(request, GUIDES["quantisation"], context, fragment="sample_error", status_code=422)
+    context["rows"] = [_sample_row(m) for m in measure_formats(distribution, scale)]
+    return _guide(request, GUIDES["quantisation"], context, fragment="sample_error")

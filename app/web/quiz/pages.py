@@ -1,0 +1,183 @@
+"""The quiz pages: /quiz, one attempt at /quiz/attempts/{id}, and the forms that start, answer and finish it.
+
+Every form posts with a CSRF token and works with JavaScript off (the post redirects back to the attempt);
+with htmx an answer swaps only its question's block, now locked and showing the feedback.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Annotated, Any, NamedTuple
+
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import BaseModel
+from sqlalchemy.orm import Session
+
+from app.quiz import AnswerError, Bank, ChoiceQuestion, Feedback, grade, public_question, question_from_id
+from app.quiz.grading import MAX_ANSWER_LENGTH
+from app.settings import Settings
+from app.store.attempts import AlreadyAnswered, AttemptFinished, QuestionNotDrawn
+from app.store.models import NAME_MAX_LENGTH, Attempt
+from app.web.quiz.api import (
+    ANSWERED,
+    FINISHED,
+    NOT_DRAWN,
+    answer_question,
+    drawn_question_id,
+    finish,
+    owned_attempt,
+    start_attempt,
+)
+from app.web.shared.csrf import check_csrf, csrf_token_for, new_owner_token, owner_cookie, set_owner_cookie
+from app.web.shared.deps import BankDep, DbDep, HtmxDep, SettingsDep, SigningKeyDep
+from app.web.shared.rate_limiting import rate_limited
+from app.web.shared.rendering import render
+
+router = APIRouter()
+
+NO_ANSWER = "Give an answer first: pick a choice, or type your answer in the box."
+
+
+@dataclass(frozen=True)
+class QuestionView:
+    """What a page shows of one question: its public view and, once answered, the answer given and the feedback."""
+
+    number: int
+    public: dict[str, object]
+    given: str | None = None
+    picked: frozenset[int] = frozenset()
+    feedback: Feedback | None = None
+    error: str | None = None
+    typed: str = ""  # what a refused answer said, to type it again
+
+
+class Refused(NamedTuple):
+    """An answer that was not taken: to which question, why, and what was typed."""
+
+    question_id: str
+    sentence: str
+    typed: str
+
+
+class AnswerForm(BaseModel):
+    csrf_token: str = ""
+    question_id: str = ""
+    answer: list[str] = []
+
+
+def _view(number: int, bank: Bank, seed: int, question_id: str, given: str | None,
+          refused: Refused | None) -> QuestionView:
+    question = question_from_id(bank, question_id)
+    public = public_question(question, seed)
+    error, typed = (refused.sentence, refused.typed) if refused and refused.question_id == question_id else (None, "")
+    if given is None:
+        return QuestionView(number, public, error=error, typed=typed)
+    indices = re.split(r"[\s,]+", given.strip()) if isinstance(question, ChoiceQuestion) else []  # as grade reads them
+    picked = frozenset(int(index) for index in indices if index)
+    return QuestionView(number, public, given, picked, grade(question, given), error)
+
+
+def _attempt_context(
+    attempt: Attempt, bank: Bank, settings: Settings, csrf: str, refused: Refused | None = None, **extra: Any
+) -> dict[str, Any]:
+    """Everything the attempt page shows, with the sentence of a refused answer at its question."""
+    given = {answer.question_id: answer.answer for answer in attempt.answers}
+    views = [_view(number, bank, attempt.seed, question_id, given.get(question_id), refused)
+             for number, question_id in enumerate(attempt.question_ids, start=1)]
+    return {
+        "attempt": attempt, "questions": views, "total": len(views), "answered": len(given),
+        "right": sum(view.feedback.correct for view in views if view.feedback),
+        "pass_percent": round(settings.pass_mark * 100), "quiz_name": settings.quiz_name,
+        "csrf_token": csrf, "name": "", "finish_error": None,
+        "focus": None, "oob": False, **extra,
+    }
+
+
+def _take_answer(session: Session, bank: Bank, attempt: Attempt, question_id: str, values: list[str]) -> str | None:
+    """Grade and lock the answer a form sent (one value, or one per checked box); None, or why it was refused."""
+    if not values:
+        return NO_ANSWER
+    try:
+        answer_question(session, bank, attempt, question_id, values[0] if len(values) == 1 else values)
+    except AnswerError as unreadable:
+        return str(unreadable)
+    except AlreadyAnswered:
+        return ANSWERED
+    except AttemptFinished:
+        return FINISHED
+    return None
+
+
+@router.get("/quiz", include_in_schema=False)
+def quiz_page(request: Request, bank: BankDep, settings: SettingsDep, key: SigningKeyDep) -> HTMLResponse:
+    token = owner_cookie(request, key) or new_owner_token()
+    context = {"topics": bank.topics, "settings": settings, "pass_percent": round(settings.pass_mark * 100),
+               "csrf_token": csrf_token_for(key, token)}
+    response = render(request, "quiz.html", context, fragment="content")
+    set_owner_cookie(response, request, token, settings, key)  # refreshed on every visit, so it lasts while in use
+    response.headers["Cache-Control"] = "no-store"  # it holds this browser's CSRF token
+    return response
+
+
+@router.post("/quiz/attempts", dependencies=[rate_limited("attempts")], include_in_schema=False)
+def start(
+    request: Request, session: DbDep, bank: BankDep, settings: SettingsDep, key: SigningKeyDep,
+    csrf_token: Annotated[str, Form()] = "",
+) -> Response:
+    owner = check_csrf(request, key, csrf_token)
+    attempt, _ = start_attempt(session, bank, settings, owner)
+    return RedirectResponse(f"/quiz/attempts/{attempt.id}", status_code=303)
+
+
+@router.get("/quiz/attempts/{attempt_id}", include_in_schema=False)
+def attempt_page(
+    attempt_id: str, request: Request, session: DbDep, bank: BankDep, settings: SettingsDep, key: SigningKeyDep
+) -> HTMLResponse:
+    token = owner_cookie(request, key)
+    attempt = owned_attempt(session, attempt_id, token)
+    context = _attempt_context(attempt, bank, settings, csrf_token_for(key, token or ""))
+    response = render(request, "quiz_attempt.html", context, fragment="attempt")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@router.post("/quiz/attempts/{attempt_id}/answers", include_in_schema=False)
+def answer(
+    attempt_id: str, request: Request, form: Annotated[AnswerForm, Form()], session: DbDep, bank: BankDep,
+    settings: SettingsDep, key: SigningKeyDep, htmx: HtmxDep,
+) -> Response:
+    owner = check_csrf(request, key, form.csrf_token)
+    attempt = owned_attempt(session, attempt_id, owner)
+    try:
+        question_id = drawn_question_id(attempt, form.question_id)
+    except QuestionNotDrawn:
+        raise HTTPException(422, NOT_DRAWN) from None
+    values = [value for value in form.answer if value.strip()]
+    error = _take_answer(session, bank, attempt, form.question_id, values)
+    number = attempt.question_ids.index(question_id) + 1
+    if error is None and not htmx:
+        return RedirectResponse(f"/quiz/attempts/{attempt.id}#question-{number}", status_code=303)
+    typed = values[0][:MAX_ANSWER_LENGTH] if len(values) == 1 else ""
+    refused = Refused(question_id, error, typed) if error else None
+    context = _attempt_context(attempt, bank, settings, csrf_token_for(key, owner), refused,
+                               focus=form.question_id, oob=htmx)
+    context["question"] = context["questions"][number - 1]
+    return render(request, "quiz_attempt.html", context, fragment="question", status_code=422 if error else 200)
+
+
+@router.post("/quiz/attempts/{attempt_id}/finish", include_in_schema=False)
+def finish_page(
+    attempt_id: str, request: Request, session: DbDep, bank: BankDep, settings: SettingsDep, key: SigningKeyDep,
+    csrf_token: Annotated[str, Form()] = "", name: Annotated[str, Form()] = "",
+) -> Response:
+    owner = check_csrf(request, key, csrf_token)
+    attempt = owned_attempt(session, attempt_id, owner)
+    try:
+        finish(session, attempt, settings, key, name, lambda: request.app.state.rate_limits.check(request, "passes"))
+    except ValueError as refused:
+        context = _attempt_context(attempt, bank, settings, csrf_token_for(key, owner), finish_error=str(refused),
+                                   name=name[:NAME_MAX_LENGTH])
+        return render(request, "quiz_attempt.html", context, fragment="finish", status_code=422)
+    return RedirectResponse(f"/quiz/attempts/{attempt.id}#result", status_code=303)
