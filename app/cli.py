@@ -18,10 +18,8 @@ import uvicorn
 from pydantic import ValidationError
 from sqlalchemy import make_url
 
-from app.hardware.datafiles import MEASURED_DIR
-from app.hardware.matmul import DEFAULT_SIZES, default_device, device_slug, measure
-from app.quiz.certificate_id import InvalidCertificateId, normalise_certificate_id
-from app.quiz.signing import jwks, new_seed_text
+from app.hardware import DEFAULT_SIZES, MEASURED_DIR, default_device, device_slug, measure
+from app.quiz import InvalidCertificateId, jwks, new_seed_text, normalise_certificate_id
 from app.settings import get_settings
 from app.store.certificates import UnknownCertificate, list_certificates, revoke_certificate
 from app.store.database import create_database_engine, migrate, open_session
@@ -48,7 +46,7 @@ def _serve(args: argparse.Namespace) -> int:
     with _metrics_directory(workers):
         # Imported only now: prometheus_client opens this process's files in the directory as the metrics are
         # made, and they must not be the ones just emptied. Each worker reads the settings from the environment.
-        from app.web.shared.request_log import log_config
+        from app.web.platform.request_log import log_config
 
         uvicorn.run(
             "app.main:app",

@@ -18,28 +18,29 @@ from app.web.embed import pages as embed_pages
 from app.web.home import pages as home_pages
 from app.web.learn import api_docs, hardware_page, memory_calculator
 from app.web.learn import pages as learn_pages
+from app.web.platform import errors, health, metrics
+from app.web.platform.headers import SecurityHeaders
+from app.web.platform.page_etags import PageETags
+from app.web.platform.rate_limiting import RateLimits
+from app.web.platform.rendering import STATIC_DIR, STATIC_VERSION
+from app.web.platform.request_limits import RequestLimits
+from app.web.platform.request_log import RequestLog
+from app.web.platform.server_errors import ServerErrors
+from app.web.platform.static_files import IMMUTABLE, REVALIDATE, CachedStaticFiles
 from app.web.quiz import api as quiz_api
 from app.web.quiz import certificates
 from app.web.quiz import pages as quiz_pages
-from app.web.shared import errors, health, metrics
-from app.web.shared.headers import SecurityHeaders
-from app.web.shared.page_etags import PageETags
-from app.web.shared.rate_limiting import RateLimits
-from app.web.shared.rendering import STATIC_DIR, STATIC_VERSION
-from app.web.shared.request_limits import RequestLimits
-from app.web.shared.request_log import RequestLog
-from app.web.shared.server_errors import ServerErrors
-from app.web.shared.static_files import IMMUTABLE, REVALIDATE, CachedStaticFiles
-from app.web.training import api as train_api
-from app.web.training import pages as train_pages
-from app.web.visualiser import api as formats_api
-from app.web.visualiser import compare, format_table
-from app.web.visualiser import pages as visualiser_pages
+from app.web.train import api as train_api
+from app.web.train import pages as train_pages
+from app.web.train import recipe_styles
+from app.web.visualise import api as formats_api
+from app.web.visualise import compare, format_table
+from app.web.visualise import pages as visualiser_pages
 
 # Every router of the site, each included here and nowhere else.
 ROUTERS = (
-    home_pages, visualiser_pages, compare, format_table, formats_api, api_docs, train_pages, train_api, learn_pages,
-    memory_calculator, hardware_page, embed_pages, quiz_pages, quiz_api, certificates, health, metrics,
+    home_pages, visualiser_pages, compare, format_table, formats_api, api_docs, train_pages, train_api, recipe_styles,
+    learn_pages, memory_calculator, hardware_page, embed_pages, quiz_pages, quiz_api, certificates, health, metrics,
 )
 
 
@@ -82,7 +83,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         docs_url=None,
         redoc_url=None,
         lifespan=lifespan,
-        redirect_slashes=False,  # app/web/shared/errors.py redirects to a path, never to the request's Host
+        redirect_slashes=False,  # app/web/platform/errors.py redirects to a path, never to the request's Host
     )
     app.state.settings = settings
     errors.install(app)

@@ -13,8 +13,7 @@ from limits import parse_many
 from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from app.quiz.draw import DEFAULT_COUNT, MAX_COUNT
-from app.quiz.signing import load_or_create_dev_key, private_key_from_text, public_key_from_text
+from app.quiz import DEFAULT_COUNT, MAX_COUNT, load_or_create_dev_key, private_key_from_text, public_key_from_text
 
 _MOST_TRAIN_PROCESSES = 64
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -16,14 +15,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
-from app.quiz.signing import new_seed_text
+from app.quiz import new_seed_text
 from app.store.database import migrate
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tests.helpers.net import free_port
 
 
 @contextmanager

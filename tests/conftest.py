@@ -11,14 +11,14 @@ import pytest
 _HERE = Path(__file__).parent
 SLOW_SUITES = ("browser", "system", "fuzz")
 SLOW_TESTS = {
-    "unit/test_codec_decode.py::test_next_up_and_down_step_through_the_sorted_values",
-    "unit/test_codec_decode.py::test_decode_every_tfloat32_pattern",
-    "unit/test_codec_decode.py::test_ulp_is_the_gap_to_the_next_larger_magnitude",
-    "unit/test_codec_encode.py::test_encode_agrees_with_ml_dtypes",
-    "unit/test_codec_encode.py::test_encode_float32_agrees_with_numpy_casts_from_float64",
-    "unit/test_codec_encode.py::test_encode_float64_agrees_with_correctly_rounded_float",
-    "unit/test_codec_encode.py::test_encode_tfloat32_rounds_float32_to_nearest_even",
-    "unit/test_codec_encode.py::test_encode_nf4_is_the_nearest_codebook_value",
+    "unit/formats/test_codec_decode.py::test_next_up_and_down_step_through_the_sorted_values",
+    "unit/formats/test_codec_decode.py::test_decode_every_tfloat32_pattern",
+    "unit/formats/test_codec_decode.py::test_ulp_is_the_gap_to_the_next_larger_magnitude",
+    "unit/formats/test_codec_encode.py::test_encode_agrees_with_ml_dtypes",
+    "unit/formats/test_codec_encode.py::test_encode_float32_agrees_with_numpy_casts_from_float64",
+    "unit/formats/test_codec_encode.py::test_encode_float64_agrees_with_correctly_rounded_float",
+    "unit/formats/test_codec_encode.py::test_encode_tfloat32_rounds_float32_to_nearest_even",
+    "unit/formats/test_codec_encode.py::test_encode_nf4_is_the_nearest_codebook_value",
     "unit/training/test_training_scenarios.py::test_small_updates_weights_without_a_master_copy_stall",
     "unit/training/test_training_scenarios.py::test_tiny_gradients_fp16_without_scaling_flushes_most_gradients_and_stalls",
     "unit/training/test_training_scenarios.py::test_large_activations_fp16_overflows_and_the_dynamic_scaler_backs_off",

@@ -15,15 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.net import free_port
 from tests.processes import stop
 
 START_SECONDS = 10.0
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def redis_server_url(directory: Path) -> Iterator[str]:

@@ -3,8 +3,10 @@
 Imports numpy, ml_dtypes and the standard library only; never the web layer.
 """
 
-from app.formats.codec import Encoding, NotScalarError, Rounded, decode, encode
-from app.formats.exact import Real, decimal
+from app.formats.blocks import NF4_BLOCK_SIZE, block_size_of, quantize_blocks, to_json
+from app.formats.codec import NotScalarError, decode, encode
+from app.formats.encoding import Encoding, Rounded, ValueClass
+from app.formats.exact import Real, decimal, decimal_string
 from app.formats.neighbours import next_down, next_up, ulp
 from app.formats.parse import InputError, RawBits, parse_bits, parse_number, parse_value
 from app.formats.registry import FORMATS, SCALAR_FORMATS, UnknownFormatError, get_format
@@ -13,20 +15,24 @@ from app.formats.spec import FormatSpec
 
 __all__ = [
     "FORMATS",
+    "NF4_BLOCK_SIZE",
     "OVERFLOW_POLICIES",
     "ROUNDINGS",
     "SCALAR_FORMATS",
     "Encoding",
     "FormatSpec",
     "InputError",
-    "OverflowPolicy",
-    "Rounding",
     "NotScalarError",
+    "OverflowPolicy",
     "RawBits",
     "Real",
     "Rounded",
+    "Rounding",
     "UnknownFormatError",
+    "ValueClass",
+    "block_size_of",
     "decimal",
+    "decimal_string",
     "decode",
     "encode",
     "get_format",
@@ -36,6 +42,8 @@ __all__ = [
     "parse_bits",
     "parse_number",
     "parse_value",
+    "quantize_blocks",
     "rounding_mode",
+    "to_json",
     "ulp",
 ]

@@ -18,16 +18,18 @@ import numpy as np
 from app.formats.codec import encode
 from app.formats.exact import Real
 from app.formats.parse import InputError
-from app.formats.registry import BLOCK_FORMATS, FORMATS
+from app.formats.registry import BLOCK_FORMATS, FORMATS, NF4_BLOCK_SIZE, SCALAR_FORMATS
 from app.formats.spec import FormatSpec
 from app.formats.vector import decode_bits, encode_bits
 
-__all__ = ["BLOCK_FORMAT_IDS", "Block", "BlockQuantization", "block_size_of", "quantize_blocks", "to_json"]
+__all__ = [
+    "BLOCK_FORMAT_IDS", "NF4_BLOCK_SIZE", "Block", "BlockQuantization", "block_size_of", "quantize_blocks", "to_json",
+]
 
-BLOCK_FORMAT_IDS: tuple[str, ...] = (*(f.id for f in BLOCK_FORMATS), "nf4")
+# the block formats, then the scalar formats that are scaled per block (NF4)
+BLOCK_FORMAT_IDS: tuple[str, ...] = (*(f.id for f in BLOCK_FORMATS), *(f.id for f in SCALAR_FORMATS if f.block_size))
 MAX_VALUES = 1_000_000
 MAX_BLOCK_SIZE = 4096
-NF4_BLOCK_SIZE = 64  # QLoRA's (and bitsandbytes') default
 _FLOAT32 = FORMATS["float32"]
 _FLOAT32_MAX = float(_FLOAT32.max)
 _EXAMPLE = "as in [0.5, -1.25, 3]"
@@ -195,7 +197,7 @@ def block_size_of(format_id: str, block_size: int | None = None) -> int:
 
 def _block_size(block_size: int | None, spec: FormatSpec) -> int:
     if block_size is None:
-        return spec.block_size or NF4_BLOCK_SIZE
+        return spec.block_size
     if isinstance(block_size, bool) or not isinstance(block_size, numbers.Integral) or not (
         1 <= block_size <= MAX_BLOCK_SIZE
     ):

@@ -8,6 +8,7 @@ from fractions import Fraction
 
 from app.formats.exact import Real, ten_to
 from app.formats.spec import FormatSpec
+from app.refusal import Refusal
 
 MAX_INPUT_LENGTH = 1100  # room for the exact decimal of the smallest float64 subnormal, and more
 MAX_DECIMAL_EXPONENT = 100_000
@@ -32,7 +33,7 @@ _RAW_BIN = re.compile(r"0b(?P<digits>_*[01][01_]*)", _F)
 _RAW_DEC = re.compile(r"(?P<digits>_*[0-9][0-9_]*)", _F)
 
 
-class InputError(ValueError):
+class InputError(Refusal):
     """Input that cannot be read; the message is a sentence a person can act on."""
 
 

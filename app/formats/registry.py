@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from app.formats.spec import FormatSpec
+from app.refusal import NotFound
 
 
-class UnknownFormatError(LookupError):
+class UnknownFormatError(NotFound):
     """A format id that is not in the registry."""
 
 
@@ -30,11 +31,15 @@ NF4_CODEBOOK = (
     0.44070982933044434, 0.5626170039176941, 0.7229568362236023, 1.0,
 )
 
+NF4_BLOCK_SIZE = 64  # QLoRA's (and bitsandbytes') default
+
+_FLOAT32 = _float("float32", "FP32 (single)", 8, 23, 127,
+                  summary="IEEE 754 binary32: the default for training and master weights.")
+
 SCALAR_FORMATS: tuple[FormatSpec, ...] = (
     _float("float64", "FP64 (double)", 11, 52, 1023,
            summary="IEEE 754 binary64: scientific computing, reference results."),
-    _float("float32", "FP32 (single)", 8, 23, 127,
-           summary="IEEE 754 binary32: the default for training and master weights."),
+    _FLOAT32,
     _float("tfloat32", "TF32", 8, 10, 127, in_ml_dtypes=False, storage_bits=32,
            summary="Matrix-unit input format (NVIDIA from A100, AMD MI300X): FP32's exponent range with FP16's "
                    "10 mantissa bits, held in 32 bits."),
@@ -71,7 +76,9 @@ SCALAR_FORMATS: tuple[FormatSpec, ...] = (
                summary="Two's complement -8..7: weight-only quantisation of large language models."),
     FormatSpec(id="uint4", name="UINT4", kind="int", bits=4, signed=False, ml_dtype="uint4",
                summary="Unsigned 0..15: 4-bit quantisation with a zero point."),
+    # bitsandbytes keeps one FP32 absmax per block of codes (without double quantisation)
     FormatSpec(id="nf4", name="NF4 (NormalFloat)", kind="codebook", bits=4, codebook=NF4_CODEBOOK,
+               scale=_FLOAT32, block_size=NF4_BLOCK_SIZE, scale_bits=_FLOAT32.bits,
                summary="QLoRA's 16 quantiles of a normal distribution in [-1, 1], scaled per block by its absmax."),
 )
 

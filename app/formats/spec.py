@@ -5,6 +5,7 @@ Every constant is computed from the fields of a specification, exactly, as a Fra
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
@@ -43,7 +44,9 @@ class FormatSpec:
     ml_dtype: str | None = None
     storage_bits: int | None = None
     codebook: tuple[float, ...] = ()
-    element: FormatSpec | None = None  # of a block format: the format of its elements, and of its scales
+    element: FormatSpec | None = None  # of a block format: the format of its elements
+    # of a block format, and of a codebook scaled per block (NF4): the format of the shared scale, and how many
+    # values share one
     scale: FormatSpec | None = None
     block_size: int = 0
     scale_bits: int = 0
@@ -177,13 +180,29 @@ class FormatSpec:
             return Fraction(1)
         return None
 
+    # -- precision ------------------------------------------------------------------
+
+    @property
+    def significand_bits(self) -> int | None:
+        """Bits of a normal number's significand, its implicit leading bit included; None for integers and codes."""
+        if self.kind == "block":
+            return self.element.significand_bits if self.element is not None else None
+        return self.mantissa_bits + 1 if self.kind == "float" else None
+
+    @property
+    def decimal_digits(self) -> float | None:
+        """About how many significant decimal digits a normal number holds: significand bits × log10(2)."""
+        bits = self.significand_bits
+        return None if bits is None else bits * math.log10(2)
+
+    # -- memory (exact) -----------------------------------------------------------
+
     @property
     def bits_per_value(self) -> Fraction:
-        """Bits of memory per stored value, the block's shared scale included."""
-        stored = self.storage_bits or self.bits
-        if self.kind == "block":
-            return Fraction(stored) + Fraction(self.scale_bits, self.block_size)
-        return Fraction(stored)
+        """Bits of memory per stored value, its share of a block's scale included (NVFP4's one FP32 scale per
+        tensor is not: it is shared by the whole tensor)."""
+        stored = Fraction(self.storage_bits or self.bits)
+        return stored + Fraction(self.scale_bits, self.block_size) if self.block_size else stored
 
     @property
     def bytes_per_value(self) -> Fraction:

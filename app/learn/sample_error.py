@@ -12,7 +12,7 @@ from typing import Literal
 
 import numpy as np
 
-from app.formats.blocks import NF4_BLOCK_SIZE, quantize_blocks
+from app.formats.blocks import quantize_blocks
 from app.formats.registry import FORMATS
 from app.formats.vector import round_to_format
 
@@ -27,7 +27,6 @@ SCALES = ("1e-6", "0.001", "1", "1000")  # the standard deviation of the normal 
 SAMPLE_SIZE = 4096
 SEED = 20240229
 OUTLIER_SHARE, OUTLIER_FACTOR = 0.005, 100.0
-_FP32_SCALE_BITS = 32
 
 Scaling = Literal["direct", "tensor", "block"]
 
@@ -78,18 +77,11 @@ def _stored(x: np.ndarray, format_id: str, scaling: Scaling) -> np.ndarray:
     return round_to_format(x / step, spec, saturate=True).astype(np.float64) * step
 
 
-def _bits_per_value(format_id: str, scaling: Scaling) -> Fraction:
-    if format_id == "nf4":
-        return Fraction(FORMATS["nf4"].bits) + Fraction(_FP32_SCALE_BITS, NF4_BLOCK_SIZE)
-    spec = FORMATS[format_id]
-    return spec.bits_per_value if scaling == "block" else Fraction(spec.storage_bits or spec.bits)
-
-
 def _measure(x: np.ndarray, format_id: str, scaling: Scaling) -> Measured:
     stored = _stored(x, format_id, scaling)
     non_finite = int(np.count_nonzero(~np.isfinite(stored)))
     zeroed = int(np.count_nonzero((stored == 0) & (x != 0)))
-    bits = _bits_per_value(format_id, scaling)
+    bits = FORMATS[format_id].bits_per_value  # one scale per tensor adds nothing per value
     if non_finite:
         return Measured(format_id, scaling, bits, None, None, None, zeroed, non_finite)
     error = stored - x

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 import secrets
 
+from app.refusal import Refusal
+
 SYMBOLS = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32: no I, L, O or U
 CHECK_SYMBOLS = SYMBOLS + "*~$=U"  # value mod 37
 ID_BITS = 80
@@ -18,7 +20,7 @@ _READ_AS = str.maketrans("OIL", "011")  # the letters people type for the digits
 _SEPARATORS = re.compile(r"[\s\-\u2010-\u2015]+")  # spaces, hyphens and dashes
 
 
-class InvalidCertificateId(ValueError):
+class InvalidCertificateId(Refusal):
     """Text that is not a certificate id; the message says why, in a sentence."""
 
 

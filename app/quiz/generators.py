@@ -11,7 +11,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from app.formats import Encoding, FormatSpec, Real, decode, encode, get_format, next_up, parse_number
+from app.formats import Real, encode, next_up
+from app.quiz.generator_params import (
+    PREFIX,
+    Decades,
+    allowed_spec,
+    generated_id,
+    read_pattern,
+    read_value,
+    sample_pattern,
+    sample_value,
+)
 from app.quiz.questions import (
     BitPattern,
     Choice,
@@ -24,12 +34,7 @@ from app.quiz.questions import (
     show_bits,
 )
 
-PREFIX = "gen"
 _EXACT = "Type it exactly: a decimal, a fraction such as 1025/1024 or a hex float such as 0x1.004p0."
-
-# Values are drawn as d × 10^e with 1 <= d < 10^digits and lowest <= e <= highest: (digits, lowest, highest).
-Decades = tuple[int, int, int]
-
 
 class UnknownQuestion(LookupError):
     """A question id that is neither in the bank nor a generated question's id."""
@@ -65,63 +70,6 @@ def generated_question(question_id: str) -> Question:
     return question
 
 
-# -- parameters ---------------------------------------------------------------------------------
-
-
-def _id(name: str, *params: str) -> str:
-    return ":".join((PREFIX, name, *params))
-
-
-def _spec(format_id: str, allowed: tuple[str, ...] | dict[str, Decades]) -> FormatSpec:
-    if format_id not in allowed:
-        raise ValueError(f"{format_id!r} is not one of this generator's formats")
-    return get_format(format_id)
-
-
-def _sample_value(rng: random.Random, ranges: dict[str, Decades], signed: bool,
-                  all_digits: bool = False) -> tuple[str, str]:
-    """A value d × 10^e as the ranges say; with all_digits, d has exactly `digits` digits."""
-    format_id = rng.choice(sorted(ranges))
-    digits, lowest, highest = ranges[format_id]
-    d = rng.randint(10 ** (digits - 1) if all_digits else 1, 10**digits - 1)
-    x = d * Fraction(10) ** rng.randint(lowest, highest)
-    return format_id, Real(signed and rng.random() < 0.5, x).exact_string()
-
-
-def _read_value(ranges: dict[str, Decades], format_id: str, text: str, signed: bool) -> tuple[FormatSpec, Real]:
-    """A value parameter, only as _sample_value writes it: canonical, and within the drawn range."""
-    spec = _spec(format_id, ranges)
-    digits, lowest, highest = ranges[format_id]
-    x = parse_number(text)
-    if not x.is_finite or x.exact_string() != text or (x.negative and not signed):
-        raise ValueError(f"{text!r} is not a value this generator draws")
-    if not Fraction(10) ** lowest <= x.magnitude < Fraction(10) ** (highest + digits):
-        raise ValueError(f"{text!r} is outside the range this generator draws from")
-    return spec, x
-
-
-def _sample_pattern(rng: random.Random, formats: tuple[str, ...], spread: int, signed: bool) -> tuple[str, str]:
-    """A normal value below max whose exponent is within `spread` of 0, as the hex of its pattern."""
-    spec = get_format(rng.choice(formats))
-    fields = range(max(1, spec.bias - spread), min(spec.max_exponent_field, spec.bias + spread) + 1)
-    while True:
-        sign = rng.randint(0, 1) if signed else 0
-        exponent_and_mantissa = rng.choice(fields) << spec.mantissa_bits | rng.randrange(1 << spec.mantissa_bits)
-        encoding = decode(spec, sign << (spec.bits - 1) | exponent_and_mantissa)
-        if encoding.cls == "normal" and encoding.value.magnitude < spec.max:
-            return spec.id, encoding.hex
-
-
-def _read_pattern(formats: tuple[str, ...], format_id: str, text: str, signed: bool) -> Encoding:
-    encoding = decode(_spec(format_id, formats), int(text, 16))
-    value = encoding.value
-    if encoding.hex != text or encoding.cls != "normal" or value.magnitude == encoding.format.max:
-        raise ValueError(f"{text!r} is not the hex of a normal value below max")
-    if value.negative and not signed:
-        raise ValueError(f"{text!r} is negative")
-    return encoding
-
-
 # -- the generators -----------------------------------------------------------------------------
 
 _BITS: dict[str, Decades] = {"bfloat16": (2, -3, 2), "float16": (2, -3, 1), "float8_e4m3fn": (2, -2, -1),
@@ -129,10 +77,10 @@ _BITS: dict[str, Decades] = {"bfloat16": (2, -3, 2), "float16": (2, -3, 1), "flo
 
 
 def _bits(format_id: str, value: str) -> BitPattern:
-    spec, x = _read_value(_BITS, format_id, value, signed=True)
+    spec, x = read_value(_BITS, format_id, value, signed=True)
     stored = encode(spec, x).encoding
     return BitPattern(
-        id=_id("bits", format_id, value), topic="number_formats", format=format_id, answer=stored.bits,
+        id=generated_id("bits", format_id, value), topic="number_formats", format=format_id, answer=stored.bits,
         prompt=f"{value} is rounded to {spec.name}, to nearest with ties to even. Type the bits that are stored, "
         "in hex (0x…) or binary.",
         explanation=f"{value} in {spec.name} is stored as {rounding_story(x, stored)}. {anatomy(stored)}.",
@@ -143,9 +91,9 @@ _DECODE = ("bfloat16", "float16", "float8_e4m3fn", "float8_e5m2", "float6_e3m2fn
 
 
 def _decode(format_id: str, pattern: str) -> Numeric:
-    encoding = _read_pattern(_DECODE, format_id, pattern, signed=True)
+    encoding = read_pattern(_DECODE, format_id, pattern, signed=True)
     return Numeric(
-        id=_id("decode", format_id, pattern), topic="number_formats", answer=encoding.value.fraction,
+        id=generated_id("decode", format_id, pattern), topic="number_formats", answer=encoding.value.fraction,
         prompt=f"Which value does the {encoding.format.name} pattern {show_bits(format_id, encoding.bits)} "
         f"hold? {_EXACT}",
         explanation=f"{anatomy(encoding)}.",
@@ -163,11 +111,11 @@ _WHY_TOP = {
 
 
 def _max(format_id: str) -> Numeric:
-    spec = _spec(format_id, _MAX)
+    spec = allowed_spec(format_id, _MAX)
     largest = encode(spec, Real.of(spec.max)).encoding
     rounded = spec.max > 10**6  # nobody types 39 digits: three significant figures will do
     return Numeric(
-        id=_id("max", format_id), topic="number_formats", answer=spec.max, figures=3 if rounded else None,
+        id=generated_id("max", format_id), topic="number_formats", answer=spec.max, figures=3 if rounded else None,
         prompt=f"What is the largest finite value of {spec.name}?" + (" Three significant figures will do."
                                                                        if rounded else ""),
         explanation=f"In {spec.name} {_WHY_TOP[spec.nan_style]}. The largest finite pattern is {anatomy(largest)}"
@@ -179,13 +127,13 @@ _NEXT_UP = ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")
 
 
 def _next_up(format_id: str, pattern: str) -> Numeric:
-    encoding = _read_pattern(_NEXT_UP, format_id, pattern, signed=False)
+    encoding = read_pattern(_NEXT_UP, format_id, pattern, signed=False)
     after = next_up(encoding)
     assert after is not None  # below max, so a larger finite value exists
     spec, x, e = encoding.format, encoding.value.exact_string(), encoding.exponent or 0
     step = Real.of(after.value.fraction - encoding.value.fraction).exact_string()
     return Numeric(
-        id=_id("next_up", format_id, pattern), topic="number_formats", answer=after.value.fraction,
+        id=generated_id("next_up", format_id, pattern), topic="number_formats", answer=after.value.fraction,
         prompt=f"{x} is a value of {spec.name}. What is the next larger value of {spec.name}? {_EXACT}",
         explanation=f"{x} = {encoding.significand_binary} (binary) × 2^{e}. With {spec.mantissa_bits} mantissa bits, "
         f"values from 2^{e} to 2^{e + 1} are 2^{e - spec.mantissa_bits} = {step} apart, so the next one is "
@@ -199,7 +147,7 @@ _CLASSES = ("zero", "subnormal", "normal")
 
 
 def _underflow(format_id: str, value: str) -> SingleChoice:
-    spec, x = _read_value(_UNDERFLOW, format_id, value, signed=False)
+    spec, x = read_value(_UNDERFLOW, format_id, value, signed=False)
     stored = encode(spec, x).encoding
     tiny, normal, result = spec.min_subnormal or Fraction(0), spec.min_normal or Fraction(0), stored.value.magnitude
     shown = "0" if not result else approx(result)
@@ -216,7 +164,7 @@ def _underflow(format_id: str, value: str) -> SingleChoice:
                f"{'at least' if stored.cls == 'normal' else 'below'} that after rounding."),
     )
     return SingleChoice(
-        id=_id("underflow", format_id, value), topic="fp16_vs_bf16", options=options,
+        id=generated_id("underflow", format_id, value), topic="fp16_vs_bf16", options=options,
         answers=frozenset({_CLASSES.index(stored.cls)}),
         prompt=f"The value {value} is rounded to {spec.name}, to nearest with ties to even. What happens?",
         explanation=f"In {spec.name}, {value} is stored as {stored.value.exact_string()} ({stored.hex}).",
@@ -227,10 +175,10 @@ _STORED: dict[str, Decades] = {"float8_e4m3fn": (3, -2, -1), "float8_e5m2": (3, 
 
 
 def _stored(format_id: str, value: str) -> Numeric:
-    spec, x = _read_value(_STORED, format_id, value, signed=False)
+    spec, x = read_value(_STORED, format_id, value, signed=False)
     stored = encode(spec, x).encoding
     return Numeric(
-        id=_id("stored", format_id, value), topic="fp8", answer=stored.value.fraction,
+        id=generated_id("stored", format_id, value), topic="fp8", answer=stored.value.fraction,
         prompt=f"{value} is rounded to {spec.name}, to nearest with ties to even. Which value is stored? {_EXACT}",
         explanation=f"With {spec.mantissa_bits} mantissa bits, {value} is stored as {rounding_story(x, stored)}. "
         f"{anatomy(stored)}.",
@@ -244,7 +192,7 @@ _OUTCOMES = ("inf", "nan", "saturate")
 
 
 def _overflow(format_id: str, value: str) -> SingleChoice:
-    spec, x = _read_value(_OVERFLOW, format_id, value, signed=True)
+    spec, x = read_value(_OVERFLOW, format_id, value, signed=True)
     digits, lowest, _ = _OVERFLOW[format_id]
     if x.magnitude < Fraction(10) ** (lowest + digits - 1):
         raise ValueError(f"{value!r} is below the range this generator draws from")
@@ -264,7 +212,7 @@ def _overflow(format_id: str, value: str) -> SingleChoice:
                "format."),
     )
     return SingleChoice(
-        id=_id("overflow", format_id, value), topic="fp8", options=options,
+        id=generated_id("overflow", format_id, value), topic="fp8", options=options,
         answers=frozenset({_OUTCOMES.index(default)}),
         prompt=f"The largest finite {spec.name} value is {Real.of(spec.max).exact_string()}. What does a cast "
         f"(as ml_dtypes casts, without asking for saturation) store for {value}?",
@@ -274,13 +222,13 @@ def _overflow(format_id: str, value: str) -> SingleChoice:
 
 GENERATORS: dict[str, Generator] = {
     g.name: g for g in (
-        Generator("bits", lambda rng: _sample_value(rng, _BITS, signed=True), _bits),
-        Generator("decode", lambda rng: _sample_pattern(rng, _DECODE, 3, signed=True), _decode),
+        Generator("bits", lambda rng: sample_value(rng, _BITS, signed=True), _bits),
+        Generator("decode", lambda rng: sample_pattern(rng, _DECODE, 3, signed=True), _decode),
         # Eleven questions only, which a bot that memorises the feedback soon knows: no longer drawn.
         Generator("max", lambda rng: (rng.choice(_MAX),), _max, drawn=False),
-        Generator("next_up", lambda rng: _sample_pattern(rng, _NEXT_UP, 4, signed=False), _next_up),
-        Generator("underflow", lambda rng: _sample_value(rng, _UNDERFLOW, signed=False), _underflow),
-        Generator("stored", lambda rng: _sample_value(rng, _STORED, signed=False), _stored),
-        Generator("overflow", lambda rng: _sample_value(rng, _OVERFLOW, signed=True, all_digits=True), _overflow),
+        Generator("next_up", lambda rng: sample_pattern(rng, _NEXT_UP, 4, signed=False), _next_up),
+        Generator("underflow", lambda rng: sample_value(rng, _UNDERFLOW, signed=False), _underflow),
+        Generator("stored", lambda rng: sample_value(rng, _STORED, signed=False), _stored),
+        Generator("overflow", lambda rng: sample_value(rng, _OVERFLOW, signed=True, all_digits=True), _overflow),
     )
 }

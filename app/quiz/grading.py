@@ -9,12 +9,13 @@ from fractions import Fraction
 
 from app.formats import InputError, Real, decimal, decode, get_format, parse_number
 from app.quiz.questions import BitPattern, ChoiceQuestion, Numeric, Question, approx, show_bits
+from app.refusal import Refusal
 
 MAX_ANSWER_LENGTH = 200
 _BIT_ANSWER = re.compile(r"(?:0x(?P<hex>[0-9a-f]+)|0b(?P<bin>[01]+)|(?P<plain>[01]+))", re.ASCII | re.IGNORECASE)
 
 
-class AnswerError(ValueError):
+class AnswerError(Refusal):
     """An answer that cannot be read; the message says what is expected (a 422, never a wrong answer)."""
 
 
@@ -30,12 +31,35 @@ class Feedback:
 def grade(question: Question, answer: object) -> Feedback:
     """Grade one answer; AnswerError when it cannot be read as an answer to this question."""
     if isinstance(question, ChoiceQuestion):
-        return _grade_choices(question, _read_choices(answer, question))
+        picked = _read_choices(answer, question)
+        return _choices_feedback(question, picked, picked == question.answers)
     if isinstance(question, Numeric):
-        return _grade_numeric(question, answer)
+        text, given = _read_number(answer)
+        return _numeric_feedback(question, text, given.is_finite and question.accepts(given.fraction))
     if isinstance(question, BitPattern):
-        return _grade_bits(question, answer)
+        pattern = _read_bits(question, answer)
+        return _bits_feedback(question, pattern, pattern == question.answer)
     raise TypeError(f"no grading for {type(question).__name__}")
+
+
+def feedback_on(question: Question, stored: str, correct: bool) -> Feedback:
+    """The feedback on an answer graded before, from its stored text (answer_text) and its stored verdict: the
+    verdict is not judged again, so what a page shows is what the score counted, even after the bank changed."""
+    if isinstance(question, ChoiceQuestion):
+        picked = frozenset(int(index) for index in re.split(r"[\s,]+", stored.strip()) if index)
+        return _choices_feedback(question, picked, correct)
+    if isinstance(question, Numeric):
+        return _numeric_feedback(question, stored.strip(), correct)
+    if isinstance(question, BitPattern):
+        return _bits_feedback(question, read_bit_pattern(stored, get_format(question.format).bits), correct)
+    raise TypeError(f"no feedback for {type(question).__name__}")
+
+
+def answer_text(answer: object) -> str:
+    """An answer that grade() accepted, as it is stored: choice indices joined by commas, numbers as typed."""
+    if isinstance(answer, list):
+        return ",".join(str(item) for item in answer)
+    return answer if isinstance(answer, str) else repr(answer)
 
 
 def right_answer(question: Question) -> int | list[int] | str:
@@ -104,9 +128,8 @@ def _read_choices(answer: object, question: ChoiceQuestion) -> frozenset[int]:
     return frozenset(_read_index(item, count) for item in items if item != "")
 
 
-def _grade_choices(question: ChoiceQuestion, picked: frozenset[int]) -> Feedback:
+def _choices_feedback(question: ChoiceQuestion, picked: frozenset[int], correct: bool) -> Feedback:
     right = sorted(question.answers)
-    correct = picked == question.answers
     paragraphs = [question.explanation] + [question.options[i].explanation for i in right]
     paragraphs += [
         f"You chose “{question.options[i].text}”: {question.options[i].explanation}"
@@ -116,15 +139,17 @@ def _grade_choices(question: ChoiceQuestion, picked: frozenset[int]) -> Feedback
     return Feedback(correct, answer_text, "\n\n".join(p for p in paragraphs if p))
 
 
-def _grade_numeric(question: Numeric, answer: object) -> Feedback:
+def _read_number(answer: object) -> tuple[str, Real]:
     if isinstance(answer, int | float) and not isinstance(answer, bool):
         answer = repr(answer)  # the shortest decimal that reads back as the JSON number, as it was typed
     text = _text(answer, "a number such as 65504, 6.1e-5, 1/3 or 0x1p-14, without units")
     try:
-        given = parse_number(text)
+        return text, parse_number(text)
     except InputError as error:
         raise AnswerError(f"{error} Type a number without units.") from None
-    correct = given.is_finite and question.accepts(given.fraction)
+
+
+def _numeric_feedback(question: Numeric, text: str, correct: bool) -> Feedback:
     shown = _numeric_answer_text(question)
     paragraphs = [question.explanation] if correct else [f"You answered {text}.", question.explanation]
     return Feedback(correct, shown, "\n\n".join(p for p in paragraphs if p))
@@ -143,10 +168,13 @@ def _numeric_answer_text(question: Numeric) -> str:
     return f"{text} ({'; '.join(notes)})" if notes else text
 
 
-def _grade_bits(question: BitPattern, answer: object) -> Feedback:
+def _read_bits(question: BitPattern, answer: object) -> int:
     spec = get_format(question.format)
-    given = read_bit_pattern(_text(answer, f"a {spec.bits}-bit pattern as text, such as 0x3c00"), spec.bits)
-    correct = given == question.answer
+    return read_bit_pattern(_text(answer, f"a {spec.bits}-bit pattern as text, such as 0x3c00"), spec.bits)
+
+
+def _bits_feedback(question: BitPattern, given: int, correct: bool) -> Feedback:
+    spec = get_format(question.format)
     paragraphs = [question.explanation]
     if not correct:
         value = decode(spec, given).value.exact_string()

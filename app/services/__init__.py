@@ -1,7 +1,5 @@
-"""What the web layer asks of the store and the long-running machinery: the quiz attempt workflow, certificates,
-training runs and their worker processes, the rate-limit counters. Routes parse, call a service, and render;
-only this package (and the wiring in app/main.py and app/cli.py) imports app.store."""
-
-from app.store.database import open_session
-
-__all__ = ["open_session"]
+"""What the web layer asks of the store and of the long-running machinery: the quiz attempt workflow,
+certificates, training runs and their worker processes, the rate-limit counters, the database's sessions and
+readiness. Routes parse, call a service, and render; in the web layer only this package reaches app.store
+(tests/unit/test_layers.py holds that). This file imports nothing, so a training worker process that loads
+app.services.train_process loads no more than that module needs."""

@@ -1,5 +1,5 @@
 """The counters the services keep for Prometheus: training runs and certificates (GET /metrics serves them,
-app/web/shared/metrics.py, with the requests' own)."""
+app/web/platform/metrics.py, with the requests' own)."""
 
 from __future__ import annotations
 

@@ -19,10 +19,10 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
+from app.refusal import Refusal
 from app.services.metrics import TRAINING_COMPUTED, TRAINING_IN_FLIGHT
 from app.services.train_workers import TrainWorkers, WorkerLost, WorkerRun, WorkerTimeout, frame
-from app.training import ResolvedConfig, TrainConfig
-from app.training.gather import gather
+from app.training import ResolvedConfig, TrainConfig, gather
 
 __all__ = ["LiveRun", "RunsBusy", "TrainRuns", "frame", "replay", "result"]
 
@@ -40,12 +40,11 @@ REPLAY_FRAMES = 100  # frames per write when a cached run is sent again
 Recorded = tuple[bytes, ...]
 
 
-class RunsBusy(Exception):
+class RunsBusy(Refusal):
     """The lab cannot train the run now; the message is a sentence for the person waiting."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}
+    status = 503
+    retry_after = RETRY_AFTER_SECONDS
 
 
 def _every_slot_taken(limit: int) -> RunsBusy:

@@ -18,25 +18,37 @@ from sqlalchemy import CursorResult, exists, func, insert, literal, select, upda
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from app.quiz.certificate_id import new_certificate_id
-from app.quiz.signing import Signed, certificate_payload
-from app.quiz.status_list import LIST_BITS, lists_for
+from app.quiz import LIST_BITS, Signed, certificate_payload, lists_for, new_certificate_id
+from app.refusal import Conflict, Refusal
 from app.store.models import NAME_MAX_LENGTH, Answer, Attempt, Certificate, UTCDateTime
 
 Issue = Callable[[Mapping[str, object]], Signed]
 """Signs a certificate payload: `app.quiz.signing.certificate_signer(key)` makes one."""
 
 
-class AlreadyAnswered(Exception):
+class AlreadyAnswered(Conflict):
     """The question of this attempt has its answer already; answers are locked once given."""
 
+    def __init__(self) -> None:
+        super().__init__("This question has its answer already: each question takes one answer, which is then locked.")
 
-class AttemptFinished(Exception):
+
+class AttemptFinished(Conflict):
     """The attempt is finished, so it takes no more answers."""
 
+    def __init__(self) -> None:
+        super().__init__("This attempt is finished, so it takes no more answers; start a new one to try again.")
 
-class QuestionNotDrawn(LookupError):
+
+class QuestionNotDrawn(Refusal):
     """The question is not one of those drawn for this attempt."""
+
+    def __init__(self) -> None:
+        super().__init__("question_id is not one of this attempt's questions.")
+
+
+class UnprintableName(Refusal):
+    """A name that a certificate cannot print faithfully; the sentence says why."""
 
 
 def owner_hash(owner_token: str) -> str:
@@ -78,7 +90,7 @@ def record_answer(session: Session, attempt: Attempt, question_id: str, answer: 
     that statement alone; on PostgreSQL also by the attempt's row lock, taken first, which a finish waits for.
     """
     if question_id not in attempt.question_ids:
-        raise QuestionNotDrawn(question_id)
+        raise QuestionNotDrawn()
     answered_at = _now()
     try:
         session.execute(select(Attempt.id).where(Attempt.id == attempt.id).with_for_update())
@@ -89,11 +101,11 @@ def record_answer(session: Session, attempt: Attempt, question_id: str, answer: 
         inserted = session.scalar(insert(Answer).from_select(_ANSWER_COLUMNS, row).returning(Answer.id))
         if inserted is None:
             session.rollback()
-            raise AttemptFinished(attempt.id)
+            raise AttemptFinished()
         session.commit()
     except IntegrityError:
         session.rollback()
-        raise AlreadyAnswered(question_id) from None
+        raise AlreadyAnswered() from None
     session.expire(attempt, ["answers"])
     return session.get_one(Answer, inserted)
 
@@ -109,7 +121,7 @@ def finish_attempt(session: Session, attempt: Attempt, *, name: str, quiz: str, 
     in the same transaction, with a free bit of the revocation lists drawn at random.
 
     Idempotent: finishing a finished attempt changes nothing and returns it as it was first finished.
-    A passed attempt needs a name that check_name accepts (ValueError otherwise). The result is of exactly the
+    A passed attempt needs a name that check_name accepts (UnprintableName otherwise). The result is of exactly the
     answers stored when the attempt closes: the closing statement requires that their number is still the one
     scored (an answer that got in meanwhile means scoring again), and no answer is stored once it has closed.
     """
@@ -170,14 +182,14 @@ MAX_COMBINING_RUN = 4  # Yoruba's ẹ́ or Vietnamese's ệ need 1 or 2 after NF
 
 
 def check_name(name: str) -> str:
-    """The name as a certificate prints it (NFC), or ValueError (a sentence) for one that cannot be printed
+    """The name as a certificate prints it (NFC), or UnprintableName (a sentence) for one that cannot be printed
     faithfully: control characters, bidi overrides and embeddings, unterminated isolates, invisible format
     characters (zero-width spaces and joiners, BOMs), or a pile of combining marks."""
     name = unicodedata.normalize("NFC", name)
     if not name.strip() or len(name) > NAME_MAX_LENGTH:
-        raise ValueError(f"The name on a certificate has 1 to {NAME_MAX_LENGTH} characters.")
+        raise UnprintableName(f"The name on a certificate has 1 to {NAME_MAX_LENGTH} characters.")
     if any(unicodedata.category(character) == "Cc" for character in name):
-        raise ValueError("The name on a certificate cannot hold control characters such as tabs or line breaks.")
+        raise UnprintableName("The name on a certificate cannot hold control characters such as tabs or line breaks.")
     depth, combining = 0, 0
     for character in name:
         if character in _ISOLATES_OPEN:
@@ -185,17 +197,17 @@ def check_name(name: str) -> str:
         elif character == _ISOLATE_CLOSE:
             depth -= 1
             if depth < 0:
-                raise ValueError("The name closes a direction isolate (U+2069) that it never opened.")
+                raise UnprintableName("The name closes a direction isolate (U+2069) that it never opened.")
         elif unicodedata.category(character) == "Cf" and character not in _DIRECTION_MARKS:
-            raise ValueError(f"The name holds the invisible character U+{ord(character):04X} "
+            raise UnprintableName(f"The name holds the invisible character U+{ord(character):04X} "
                              f"({unicodedata.name(character, 'a format character')}), which could make it print "
                              "as something else; please leave it out.")
         combining = combining + 1 if unicodedata.category(character).startswith("M") else 0
         if combining > MAX_COMBINING_RUN:
-            raise ValueError(f"The name piles more than {MAX_COMBINING_RUN} accents or other combining marks on "
+            raise UnprintableName(f"The name piles more than {MAX_COMBINING_RUN} accents or other combining marks on "
                              "one letter.")
     if depth:
-        raise ValueError("The name opens a direction isolate (U+2066, U+2067 or U+2068) that it never closes "
+        raise UnprintableName("The name opens a direction isolate (U+2066, U+2067 or U+2068) that it never closes "
                          "with U+2069.")
     return name
 

@@ -9,12 +9,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.quiz.signing import certificate_payload, key_id, verify_certificate
-from app.quiz.status_list import LIST_BITS, lists_for
+from app.quiz import LIST_BITS, certificate_payload, key_id, lists_for, verify_certificate
+from app.refusal import NotFound
 from app.store.models import Certificate
 
 
-class UnknownCertificate(LookupError):
+class UnknownCertificate(NotFound):
     """No certificate has this id."""
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from app.training.data import DATASETS, N_TEST, N_TRAIN
 from app.training.model import MLP
 from app.training.optim import OPTIMIZERS
-from app.training.recipes import RECIPES, Recipe
+from app.training.recipes import RECIPES, Recipe, RecipeId
 from app.training.run_shape import GRID_POINTS, HISTOGRAM_SNAPSHOTS
 
 if TYPE_CHECKING:  # config imports this module to check its budgets
@@ -77,7 +77,7 @@ def work_units(config: ResolvedConfig) -> float:
     return sum(run_counts(config, recipe_id).work for recipe_id in config.recipes)
 
 
-def run_counts(config: ResolvedConfig, recipe_id: str) -> RunCounts:
+def run_counts(config: ResolvedConfig, recipe_id: RecipeId) -> RunCounts:
     """The operations one recipe of a configuration performs in a whole run (every step taken)."""
     recipe, mlp, steps = RECIPES[recipe_id], _mlp(config), config.steps
     step = _Counter()

@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import Any, TypeVar, cast
 
+from app.refusal import Refusal
 from app.training import budget
-from app.training.data import DATASETS
-from app.training.model import ACTIVATIONS
-from app.training.optim import OPTIMIZERS
-from app.training.recipes import RECIPES
-from app.training.scenarios import SCENARIOS
+from app.training.data import DATASETS, DatasetId
+from app.training.model import ACTIVATIONS, ActivationId
+from app.training.optim import OPTIMIZERS, OptimizerId
+from app.training.recipes import RECIPES, RecipeId
+from app.training.scenarios import SCENARIOS, ScenarioId
 
-__all__ = ["LIMITS", "ConfigError", "ResolvedConfig", "TrainConfig"]
+__all__ = [
+    "LIMITS", "ConfigError", "ResolvedConfig", "TrainConfig", "as_activation_id", "as_dataset_id", "as_optimizer_id",
+    "as_recipe_id", "as_scenario_id",
+]
 
 
-class ConfigError(ValueError):
+class ConfigError(Refusal):
     """A configuration outside what the lab runs; the message names the limit."""
 
 
@@ -40,15 +44,15 @@ _INTEGERS = ("steps", "width", "depth", "batch_size", "seed", "growth_interval")
 class TrainConfig:
     """What to train. None means the scenario's choice; `resolved()` fills those in and checks every limit."""
 
-    scenario: str = "baseline"
-    recipes: tuple[str, ...] | None = None
-    dataset: str | None = None
+    scenario: ScenarioId = "baseline"
+    recipes: tuple[RecipeId, ...] | None = None
+    dataset: DatasetId | None = None
     steps: int | None = None
     learning_rate: float | None = None
-    optimizer: str | None = None
+    optimizer: OptimizerId | None = None
     width: int | None = None
     depth: int | None = None
-    activation: str | None = None
+    activation: ActivationId | None = None
     batch_size: int | None = None
     seed: int = 0
     static_loss_scale: float | None = None
@@ -60,9 +64,7 @@ class TrainConfig:
         Within LIMITS every setting may be at its largest, but not all of them at once: the run's work
         and memory must stay within budget.WORK_BUDGET and budget.MEMORY_BUDGET.
         """
-        if self.scenario not in SCENARIOS:
-            raise ConfigError(f"Unknown scenario {self.scenario!r}; choose one of: {', '.join(SCENARIOS)}.")
-        scenario = SCENARIOS[self.scenario]
+        scenario = SCENARIOS[as_scenario_id(self.scenario)]
         chosen = {f.name: getattr(self, f.name) for f in fields(self)}
         filled = {name: getattr(scenario, name) if value is None else value for name, value in chosen.items()}
         filled["recipes"] = tuple(filled["recipes"])
@@ -76,15 +78,15 @@ class TrainConfig:
 class ResolvedConfig:
     """A checked configuration with every setting decided, the scenario's fixed ones included."""
 
-    scenario: str
-    recipes: tuple[str, ...]
-    dataset: str
+    scenario: ScenarioId
+    recipes: tuple[RecipeId, ...]
+    dataset: DatasetId
     steps: int
     learning_rate: float
-    optimizer: str
+    optimizer: OptimizerId
     width: int
     depth: int
-    activation: str
+    activation: ActivationId
     batch_size: int
     seed: int
     static_loss_scale: float
@@ -98,14 +100,14 @@ class ResolvedConfig:
 
 
 def _check(settings: dict[str, Any]) -> None:
-    _one_of("dataset", settings["dataset"], DATASETS)
-    _one_of("optimizer", settings["optimizer"], OPTIMIZERS)
-    _one_of("activation", settings["activation"], ACTIVATIONS)
+    as_dataset_id(settings["dataset"])
+    as_optimizer_id(settings["optimizer"])
+    as_activation_id(settings["activation"])
     recipes = settings["recipes"]
     if not recipes:
         raise ConfigError("Choose at least one recipe.")
     for recipe in recipes:
-        _one_of("recipe", recipe, RECIPES)
+        as_recipe_id(recipe)
     if len(set(recipes)) != len(recipes):
         raise ConfigError("Each recipe may be chosen only once.")
     for name, (low, high) in LIMITS.items():
@@ -141,6 +143,35 @@ def _times(ratio: float) -> str:
     return f"{math.ceil(ratio * 10) / 10:.1f}" if ratio < 10 else f"{math.ceil(ratio):,}"
 
 
-def _one_of(what: str, value: object, known: Collection[str]) -> None:
-    if value not in known:
-        raise ConfigError(f"Unknown {what} {value!r}; choose one of: {', '.join(known)}.")
+# -- ids: each registry's keys are a Literal type; any other name is refused, with the names there are ---------
+
+
+def as_scenario_id(name: object) -> ScenarioId:
+    return _one_of("scenario", name, SCENARIOS)
+
+
+def as_recipe_id(name: object) -> RecipeId:
+    return _one_of("recipe", name, RECIPES)
+
+
+def as_dataset_id(name: object) -> DatasetId:
+    return _one_of("dataset", name, DATASETS)
+
+
+def as_optimizer_id(name: object) -> OptimizerId:
+    return _one_of("optimizer", name, OPTIMIZERS)
+
+
+def as_activation_id(name: object) -> ActivationId:
+    return _one_of("activation", name, ACTIVATIONS)
+
+
+_Id = TypeVar("_Id", bound=str)
+
+
+def _one_of(what: str, name: object, known: Mapping[_Id, object]) -> _Id:
+    """`name` as an id of `known`; ConfigError naming the ids there are if it is none of them."""
+    if not isinstance(name, str) or name not in known:
+        shown = name[:40] if isinstance(name, str) else name  # the sentence stays short whatever was sent
+        raise ConfigError(f"Unknown {what} {shown!r}; choose one of: {', '.join(known)}.")
+    return cast(_Id, name)

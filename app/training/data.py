@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
-__all__ = ["DATASETS", "Dataset", "DatasetInfo", "batch_indices", "make_dataset"]
+__all__ = ["DATASETS", "Dataset", "DatasetId", "DatasetInfo", "batch_indices", "make_dataset"]
+
+DatasetId = Literal["spiral", "circles", "xor", "blobs", "wave"]
 
 N_TRAIN = 1024
 N_TEST = 512
@@ -23,7 +26,7 @@ _ORDER_STREAM = 2
 
 @dataclass(frozen=True)
 class DatasetInfo:
-    id: str
+    id: DatasetId
     name: str
     task: str  # "classification" or "regression"
     n_classes: int  # 0 for regression
@@ -80,7 +83,7 @@ def _wave(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 _Generator = Callable[[np.random.Generator, int], tuple[np.ndarray, np.ndarray]]
 
-_GENERATORS: dict[str, tuple[DatasetInfo, _Generator]] = {
+_GENERATORS: dict[DatasetId, tuple[DatasetInfo, _Generator]] = {
     info.id: (info, gen)
     for info, gen in (
         (DatasetInfo("spiral", "Spiral", "classification", 2,
@@ -96,10 +99,10 @@ _GENERATORS: dict[str, tuple[DatasetInfo, _Generator]] = {
     )
 }
 
-DATASETS: dict[str, DatasetInfo] = {key: info for key, (info, _) in _GENERATORS.items()}
+DATASETS: dict[DatasetId, DatasetInfo] = {key: info for key, (info, _) in _GENERATORS.items()}
 
 
-def make_dataset(dataset_id: str, seed: int, *, input_scale: float = 1.0) -> Dataset:
+def make_dataset(dataset_id: DatasetId, seed: int, *, input_scale: float = 1.0) -> Dataset:
     """The train and test split of one dataset, inputs multiplied by `input_scale`, as float32."""
     info, generate = _GENERATORS[dataset_id]
     rng = np.random.default_rng([seed, _DATA_STREAM])

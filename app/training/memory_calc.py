@@ -16,8 +16,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from app.formats import FORMATS, FormatSpec, InputError
-from app.formats.blocks import NF4_BLOCK_SIZE
-from app.training.optim import OPTIMIZERS
+from app.training.optim import OPTIMIZERS, OptimizerId
 from app.training.recipes import RECIPES, Recipe, bytes_per_param
 
 __all__ = [
@@ -35,8 +34,6 @@ ZERO_STAGES = (0, 1, 2, 3)
 # the first ZeRO stage that partitions each part of the training state
 _ZERO_SHARDS_FROM = {"master_weights": 1, "optimizer_states": 1, "gradients": 2, "weights": 3}
 _PARTS = ("weights", "master_weights", "gradients", "optimizer_states")
-# bitsandbytes keeps one FP32 absmax per block of NF4 codes (without double quantisation)
-_NF4_SCALE_BITS = 32
 # E8M0 is the MX scale format (no zero, no sign): it cannot hold weights on its own
 WEIGHT_FORMATS: tuple[FormatSpec, ...] = tuple(f for f in FORMATS.values() if f.id != "float8_e8m0fnu")
 
@@ -96,15 +93,13 @@ def parse_devices(text: str) -> int:
 
 
 def stored_bits_per_value(spec: FormatSpec) -> Fraction:
-    """Bits of memory per weight: the registry's figure (block scales included), plus NF4's per-block absmax."""
-    if spec.id == "nf4":
-        return spec.bits_per_value + Fraction(_NF4_SCALE_BITS, NF4_BLOCK_SIZE)
+    """Bits of memory per weight: the format's own bits_per_value, its block scales included."""
     return spec.bits_per_value
 
 
 def weights_bytes(spec: FormatSpec, n_params: int) -> Fraction:
     """Bytes the weights of an `n_params` model take when stored in `spec`."""
-    return n_params * stored_bits_per_value(spec) / 8
+    return n_params * spec.bytes_per_value
 
 
 def _sharded_parts(stage: int) -> set[str]:
@@ -113,7 +108,8 @@ def _sharded_parts(stage: int) -> set[str]:
     return {part for part, first in _ZERO_SHARDS_FROM.items() if stage >= first}
 
 
-def zero_per_device(recipe: Recipe, optimizer: str, n_params: int, devices: int, stage: int) -> dict[str, Fraction]:
+def zero_per_device(recipe: Recipe, optimizer: OptimizerId, n_params: int, devices: int,
+                    stage: int) -> dict[str, Fraction]:
     """Bytes per device of each part (weights, master_weights, gradients, optimizer_states) and the total."""
     sharded = _sharded_parts(stage)
     per_param = bytes_per_param(recipe, optimizer)
@@ -121,7 +117,7 @@ def zero_per_device(recipe: Recipe, optimizer: str, n_params: int, devices: int,
     return {**parts, "total": sum(parts.values(), Fraction(0))}
 
 
-def min_devices(recipe: Recipe, optimizer: str, n_params: int, stage: int, memory_bytes: int) -> int | None:
+def min_devices(recipe: Recipe, optimizer: OptimizerId, n_params: int, stage: int, memory_bytes: int) -> int | None:
     """The fewest devices on which each one's share fits in `memory_bytes`; None if no number of them is enough."""
     sharded = _sharded_parts(stage)
     per_param = bytes_per_param(recipe, optimizer)
@@ -145,7 +141,7 @@ def recipe_named(recipe_id: str) -> Recipe:
     return RECIPES[recipe_id]
 
 
-def optimizer_named(optimizer: str) -> str:
+def optimizer_named(optimizer: str) -> OptimizerId:
     if optimizer not in OPTIMIZERS:
         raise InputError(f"Unknown optimizer {optimizer[:40]!r}; choose one of: {', '.join(OPTIMIZERS)}.")
     return optimizer
@@ -174,7 +170,7 @@ class MemoryReport:
     n_params: int
     weight_format: FormatSpec
     recipe: Recipe
-    optimizer: str
+    optimizer: OptimizerId
     devices: int
     stage: int
     inference: list[tuple[FormatSpec, Fraction]]  # (format, bytes of the weights)
@@ -196,7 +192,7 @@ class MemoryReport:
         return self.zero[self.stage][1]
 
 
-def memory_report(n_params: int, weight_format: FormatSpec, recipe: Recipe, optimizer: str, devices: int,
+def memory_report(n_params: int, weight_format: FormatSpec, recipe: Recipe, optimizer: OptimizerId, devices: int,
                   stage: int) -> MemoryReport:
     zero = [(s, zero_per_device(recipe, optimizer, n_params, devices, s)) for s in ZERO_STAGES]
     per_device = zero_per_device(recipe, optimizer, n_params, devices, stage)["total"]

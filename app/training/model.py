@@ -9,15 +9,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import numpy as np
 
 from app.training.precision import ACTIVATION, GRADIENT, WEIGHT, Arithmetic, Operand
 
-__all__ = ["ACTIVATIONS", "MLP", "Tape", "backward", "forward"]
+__all__ = ["ACTIVATIONS", "MLP", "Activation", "ActivationId", "Tape", "backward", "forward"]
 
-ACTIVATIONS = ("relu", "tanh")
+ActivationId = Literal["relu", "tanh"]
+
+
+@dataclass(frozen=True)
+class Activation:
+    id: ActivationId
+    name: str  # as a page shows it
+
+
+ACTIVATIONS: dict[ActivationId, Activation] = {
+    a.id: a for a in (Activation("relu", "ReLU"), Activation("tanh", "tanh"))
+}
 
 _INIT_STREAM = 3  # spawn key of the weight initialisation under the run's seed
 
@@ -39,7 +50,7 @@ class MLP:
     width: int
     depth: int
     n_outputs: int
-    activation: str = "relu"
+    activation: ActivationId = "relu"
 
     @cached_property
     def layer_shapes(self) -> tuple[tuple[int, int], ...]:

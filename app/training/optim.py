@@ -6,15 +6,20 @@ copy, or 16-bit weights that round it).
 
 from __future__ import annotations
 
+from typing import ClassVar, Literal
+
 import numpy as np
 
-__all__ = ["OPTIMIZERS", "Adam", "Optimizer", "SGD", "make_optimizer"]
+__all__ = ["OPTIMIZERS", "Adam", "Optimizer", "OptimizerId", "SGD", "make_optimizer"]
+
+OptimizerId = Literal["adam", "sgd"]
 
 
 class SGD:
     """torch.optim.SGD with momentum: buf = momentum * buf + g, Δ = -lr * buf."""
 
-    state_bytes_per_param = 4  # one FP32 momentum buffer
+    name: ClassVar[str] = "SGD with momentum"
+    state_bytes_per_param: ClassVar[int] = 4  # one FP32 momentum buffer
 
     def __init__(self, n_params: int, learning_rate: float, momentum: float = 0.9) -> None:
         self.learning_rate = np.float32(learning_rate)
@@ -30,7 +35,8 @@ class SGD:
 class Adam:
     """torch.optim.Adam (no weight decay): bias-corrected first and second moments in FP32."""
 
-    state_bytes_per_param = 8  # FP32 first and second moments
+    name: ClassVar[str] = "Adam"
+    state_bytes_per_param: ClassVar[int] = 8  # FP32 first and second moments
 
     def __init__(self, n_params: int, learning_rate: float, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8) -> None:
@@ -55,8 +61,8 @@ class Adam:
 
 Optimizer = SGD | Adam
 
-OPTIMIZERS: dict[str, type[SGD] | type[Adam]] = {"sgd": SGD, "adam": Adam}
+OPTIMIZERS: dict[OptimizerId, type[SGD] | type[Adam]] = {"adam": Adam, "sgd": SGD}
 
 
-def make_optimizer(name: str, n_params: int, learning_rate: float) -> Optimizer:
-    return OPTIMIZERS[name](n_params, learning_rate)
+def make_optimizer(optimizer_id: OptimizerId, n_params: int, learning_rate: float) -> Optimizer:
+    return OPTIMIZERS[optimizer_id](n_params, learning_rate)

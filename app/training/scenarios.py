@@ -7,33 +7,41 @@ unnormalised, a small learning rate); nothing in a curve is scripted.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
-__all__ = ["SCENARIOS", "Scenario"]
+from app.training.data import DatasetId
+from app.training.model import ActivationId
+from app.training.optim import OptimizerId
+from app.training.recipes import RecipeId
+
+__all__ = ["SCENARIOS", "Scenario", "ScenarioId"]
+
+ScenarioId = Literal["baseline", "tiny_gradients", "small_updates", "large_activations"]
 
 
 @dataclass(frozen=True)
 class Scenario:
-    id: str
+    id: ScenarioId
     title: str
     explanation: str  # 2-4 sentences for the page, in plain language
-    recipes: tuple[str, ...]  # the comparison the lesson needs
-    dataset: str
-    optimizer: str
+    recipes: tuple[RecipeId, ...]  # the comparison the lesson needs
+    dataset: DatasetId
+    optimizer: OptimizerId
     learning_rate: float
     steps: int
     width: int
     depth: int
     batch_size: int
-    activation: str
+    activation: ActivationId
     loss_weight: float  # the loss is multiplied by this before the backward pass
     input_scale: float  # the inputs are multiplied by this
     static_loss_scale: float
     growth_interval: int
 
 
-_DEFAULT_RECIPES = ("fp32", "fp16_no_scaling", "fp16_dynamic_scaling", "bf16")
+_DEFAULT_RECIPES: tuple[RecipeId, ...] = ("fp32", "fp16_no_scaling", "fp16_dynamic_scaling", "bf16")
 
-SCENARIOS: dict[str, Scenario] = {s.id: s for s in (
+SCENARIOS: dict[ScenarioId, Scenario] = {s.id: s for s in (
     Scenario(
         id="baseline", title="Baseline: every recipe trains",
         explanation=(

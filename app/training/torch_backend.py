@@ -33,6 +33,7 @@ except ModuleNotFoundError as error:  # pragma: no cover - depends on the instal
 from app.training.config import ConfigError, TrainConfig
 from app.training.data import batch_indices, make_dataset
 from app.training.model import MLP
+from app.training.optim import OptimizerId
 from app.training.recipes import RECIPES, Recipe
 
 __all__ = ["TORCH_RECIPES", "TorchRecipeTrainer", "TorchStepStats", "build_module", "matmul_format", "run_torch"]
@@ -80,7 +81,7 @@ class TorchStepStats(NamedTuple):
 class TorchRecipeTrainer:
     """One recipe's model, optimizer and scaler in torch; the counterpart of trainer.RecipeTrainer."""
 
-    def __init__(self, recipe: Recipe, module: torch.nn.Module, *, task: str, optimizer: str,
+    def __init__(self, recipe: Recipe, module: torch.nn.Module, *, task: str, optimizer: OptimizerId,
                  learning_rate: float, loss_weight: float, static_loss_scale: float, growth_interval: int,
                  device: str | torch.device = "cpu") -> None:
         if recipe.delayed_scaling:

@@ -26,12 +26,12 @@ import torch
 
 from app.training.data import batch_indices, make_dataset
 from app.training.model import MLP
-from app.training.recipes import RECIPES
+from app.training.recipes import RECIPES, RecipeId
 from app.training.torch_backend import TorchRecipeTrainer, build_module, matmul_format
 
 __all__ = ["HARDWARE_RECIPES", "main", "measure"]
 
-HARDWARE_RECIPES = ("fp32", "tf32", "bf16", "fp16_dynamic_scaling")
+HARDWARE_RECIPES: tuple[RecipeId, ...] = ("fp32", "tf32", "bf16", "fp16_dynamic_scaling")
 # (width, depth, batch size): large enough on a GPU that matrix products dominate the step
 _CUDA_MODEL = (8192, 4, 8192)
 _CPU_MODEL = (256, 2, 256)

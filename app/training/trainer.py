@@ -10,7 +10,7 @@ from app.formats import get_format
 from app.training import gradient_stats
 from app.training.loss import loss_and_gradient
 from app.training.model import MLP, backward, forward
-from app.training.optim import make_optimizer
+from app.training.optim import OptimizerId, make_optimizer
 from app.training.precision import Arithmetic
 from app.training.recipes import Recipe
 from app.training.scaler import make_scaler
@@ -33,7 +33,7 @@ class StepStats:
 class RecipeTrainer:
     """Trains one copy of the model under one recipe; the runner drives several side by side."""
 
-    def __init__(self, recipe: Recipe, mlp: MLP, initial_params: np.ndarray, *, task: str, optimizer: str,
+    def __init__(self, recipe: Recipe, mlp: MLP, initial_params: np.ndarray, *, task: str, optimizer: OptimizerId,
                  learning_rate: float, loss_weight: float, static_loss_scale: float, growth_interval: int
                  ) -> None:
         self.recipe = recipe

@@ -16,8 +16,8 @@ from app.quiz.draw import MAX_COUNT
 from app.quiz.generators import GENERATORS, generate
 from app.store.attempts import create_attempt
 from app.store.database import create_database_engine, open_session
-from app.web.shared.csrf import OWNER_COOKIE
-from tests.web.test_quiz_api import learn_ids, stored_question
+from app.web.platform.csrf import OWNER_COOKIE
+from tests.helpers.quiz import learn_ids, stored_question
 
 BANK = load_bank()
 PHONE = {"width": 375, "height": 800}

@@ -3,7 +3,7 @@
 Each step is checked against a model of what the server must hold: no 5xx ever, every 4xx a sentence, an answered
 question locked with its first verdict, the score the number of right first answers, finishing twice the same
 result, a passed attempt's certificate verifying and a failed one having none. The right answer to each question
-is the test's own knowledge (question_from_id, as in tests/web/test_quiz_api.py), never asked of the server.
+is the test's own knowledge (question_from_id, in tests/helpers/quiz.py), never asked of the server.
 """
 
 from __future__ import annotations
@@ -28,11 +28,10 @@ from app.quiz.signing import new_seed_text
 from app.settings import Settings
 from app.store.database import migrate
 from app.store.models import NAME_MAX_LENGTH
-from app.web.shared.csrf import OWNER_COOKIE, TOKEN_HEADER, signed_owner
+from app.web.platform.csrf import OWNER_COOKIE, TOKEN_HEADER, signed_owner
+from tests.helpers.quiz import learn_ids, right_answer, verdicts, wrong_answer
+from tests.helpers.refusals import is_sentence
 from tests.hostile_inputs import HOSTILE_TEXTS
-from tests.web.test_forms_hostile import verdicts
-from tests.web.test_quiz_api import learn_ids, right_answer, wrong_answer
-from tests.web.test_train import is_sentence
 
 UNLIMITED = "1000000/minute"
 PASS_MARK = 0.8

@@ -5,12 +5,14 @@ Every wait is bounded; a server that dies or does not answer in time fails the t
 
 from __future__ import annotations
 
+import json
 import os
-import socket
+import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -20,19 +22,14 @@ from httpx import Client
 
 from app.quiz.signing import new_seed_text
 from app.store.database import migrate
-from tests.processes import stop
+from tests.helpers.net import free_port
+from tests.processes import STOP_SECONDS, stop
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SERVER_START_SECONDS = 30.0
 REQUEST_SECONDS = 10.0
 # High enough that a test's own requests never meet a rate limit; the limits are tested elsewhere.
 UNLIMITED = "100000/minute"
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class Server:
@@ -112,3 +109,53 @@ def two_instances(database_url: str, logs: Path,
     finally:
         for server in servers:
             server.stop()
+
+
+# -- `precision-lab serve --workers N`: uvicorn's workers under one parent -------------------------------------
+
+
+def serve(tmp_path: Path, workers: int, env: dict[str, str | None] | None = None) -> Server:
+    """`precision-lab serve --workers N` on a fresh migrated SQLite database, ready; stopped if it never is."""
+    url = f"sqlite:///{tmp_path / 'precision_lab.db'}"
+    migrate(url)
+    command = [sys.executable, "-m", "app.cli", "serve", "--workers", str(workers), "--host", "127.0.0.1", "--port"]
+    server = Server(url, new_seed_text(), tmp_path / "serve.log", env=env, command=command)
+    try:
+        server.wait_until_ready()
+    except BaseException:
+        server.stop()
+        raise
+    return server
+
+
+def access_lines(log: Path, request_id_prefix: str) -> list[dict]:
+    """The JSON access lines of the requests whose X-Request-ID starts with the prefix; each names its worker."""
+    lines = (json.loads(line) for line in log.read_text().splitlines() if line.startswith("{"))
+    return [line for line in lines if line["logger"] == "precision_lab.access"
+            and line.get("request_id", "").startswith(request_id_prefix)]
+
+
+def send_until_both_workers_answered(server: Server, send: Callable[[int], None], *, request_id_prefix: str,
+                                     batch: int, max_batches: int, threads: int,
+                                     status: int | None = None) -> tuple[int, set[int]]:
+    """Call send(number) for batches of `batch` numbers at once (each request on a connection of its own, so that
+    either worker may accept it) until the access lines show two workers answered, with `status` when one is
+    given, or `max_batches` were sent: how many requests were sent, and the pids of the workers that answered."""
+    sent = 0
+    answered: set[int] = set()
+    with ThreadPoolExecutor(threads) as pool:
+        for _ in range(max_batches):
+            list(pool.map(send, range(sent, sent + batch)))
+            sent += batch
+            answered = {line["pid"] for line in access_lines(server.log, request_id_prefix)
+                        if status is None or line["status"] == status}
+            if len(answered) == 2:
+                break
+    return sent, answered
+
+
+def stop_cleanly(server: Server, workers: int) -> None:
+    """SIGTERM: every worker shuts its app down; one worker exits by the signal, as uvicorn does, a parent with 0."""
+    server.process.terminate()
+    assert server.process.wait(timeout=STOP_SECONDS * 3) in (0, -signal.SIGTERM), server.log.read_text()
+    assert server.log.read_text().count('"message": "Application shutdown complete."') == workers

@@ -22,9 +22,9 @@ from app.quiz.signing import new_seed_text, private_key_from_text
 from app.store.certificates import list_certificates, signature_valid
 from app.store.database import create_database_engine, migrate, open_session
 from app.store.models import Attempt
-from app.web.shared.csrf import TOKEN_HEADER
+from app.web.platform.csrf import TOKEN_HEADER
+from tests.helpers.quiz import learn_ids, right_answer
 from tests.system.system_servers import REQUEST_SECONDS, Server
-from tests.web.test_quiz_api import learn_ids, right_answer
 
 pytestmark = pytest.mark.timeout(120)
 

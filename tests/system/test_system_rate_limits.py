@@ -11,9 +11,9 @@ from sqlalchemy import func, select
 
 from app.store.database import create_database_engine
 from app.store.models import RateLimitCounter
+from tests.helpers.refusals import REFUSALS
 from tests.redis_server import redis_server_url
 from tests.system.system_servers import two_instances as start_two_instances
-from tests.web.test_rate_limits import REFUSALS
 
 pytestmark = pytest.mark.timeout(90)
 

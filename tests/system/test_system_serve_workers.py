@@ -6,13 +6,10 @@ whichever worker takes it, must count every request of both. Then the server sto
 
 from __future__ import annotations
 
-import json
-import signal
 import subprocess
 import sys
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -20,10 +17,14 @@ import pytest
 from prometheus_client.mmap_dict import MmapedDict, mmap_key
 from prometheus_client.parser import text_string_to_metric_families
 
-from app.quiz.signing import new_seed_text
-from app.store.database import migrate
-from tests.processes import STOP_SECONDS
-from tests.system.system_servers import REQUEST_SECONDS, Server
+from tests.system.system_servers import (
+    REQUEST_SECONDS,
+    Server,
+    access_lines,
+    send_until_both_workers_answered,
+    serve,
+    stop_cleanly,
+)
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -32,25 +33,6 @@ BATCH = 60  # requests sent at once, each on a connection of its own so that eit
 MAX_BATCHES = 10  # the kernel hands connections to the workers as they ask; ten batches to one alone is not luck
 CLIENT_THREADS = 8
 METRICS_WAIT_SECONDS = 10.0  # a worker counts a request just after its last byte is sent
-
-
-def _serve(tmp_path: Path, workers: int, env: dict[str, str | None] | None = None) -> Server:
-    url = f"sqlite:///{tmp_path / 'precision_lab.db'}"
-    migrate(url)
-    command = [sys.executable, "-m", "app.cli", "serve", "--workers", str(workers), "--host", "127.0.0.1", "--port"]
-    server = Server(url, new_seed_text(), tmp_path / "serve.log", env=env, command=command)
-    try:
-        server.wait_until_ready()
-    except BaseException:
-        server.stop()
-        raise
-    return server
-
-
-def _access_lines(log: Path, request_id_prefix: str) -> list[dict]:
-    lines = (json.loads(line) for line in log.read_text().splitlines() if line.startswith("{"))
-    return [line for line in lines if line["logger"] == "precision_lab.access"
-            and line.get("request_id", "").startswith(request_id_prefix)]
 
 
 def _visualise(server: Server, request_id: str) -> None:
@@ -87,13 +69,6 @@ def _counted_when_settled(server: Server, expected: int) -> float:
     return counted
 
 
-def _stop_cleanly(server: Server, workers: int) -> None:
-    """SIGTERM: every worker shuts its app down; one worker exits by the signal, as uvicorn does, a parent with 0."""
-    server.process.terminate()
-    assert server.process.wait(timeout=STOP_SECONDS * 3) in (0, -signal.SIGTERM), server.log.read_text()
-    assert server.log.read_text().count('"message": "Application shutdown complete."') == workers
-
-
 @pytest.fixture
 def no_metrics_dir(monkeypatch: pytest.MonkeyPatch) -> None:
     """The server starts without PROMETHEUS_MULTIPROC_DIR, as a deployment that does not set it."""
@@ -101,20 +76,16 @@ def no_metrics_dir(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_two_workers_serve_and_metrics_count_the_requests_of_both(tmp_path: Path, no_metrics_dir: None):
-    server = _serve(tmp_path, workers=2)
+    server = serve(tmp_path, workers=2)
     prefix = uuid.uuid4().hex[:12]
-    sent = 0
     try:
-        with ThreadPoolExecutor(CLIENT_THREADS) as pool:
-            for _ in range(MAX_BATCHES):
-                list(pool.map(lambda number: _visualise(server, f"{prefix}-{number}"), range(sent, sent + BATCH)))
-                sent += BATCH
-                if len({line["pid"] for line in _access_lines(server.log, prefix)}) == 2:
-                    break
+        sent, _ = send_until_both_workers_answered(
+            server, lambda number: _visualise(server, f"{prefix}-{number}"), request_id_prefix=prefix,
+            batch=BATCH, max_batches=MAX_BATCHES, threads=CLIENT_THREADS)
         assert _counted_when_settled(server, sent) == sent
     finally:
-        _stop_cleanly(server, workers=2)
-    lines = _access_lines(server.log, prefix)
+        stop_cleanly(server, workers=2)
+    lines = access_lines(server.log, prefix)
     assert sorted(line["request_id"] for line in lines) == sorted(f"{prefix}-{n}" for n in range(sent))
     assert len({line["pid"] for line in lines}) == 2, "one worker served every request"
     assert server.process.pid not in {line["pid"] for line in lines}  # the parent only supervises
@@ -127,7 +98,7 @@ def test_a_given_metrics_directory_is_emptied_and_a_dead_workers_runs_in_flight_
     requests = "precision_lab_http_requests"
     _write_metric_file(directory / "counter_999999.db", requests, f"{requests}_total",
                        {"method": "GET", "route": ROUTE, "status": "200"}, 1000.0)
-    server = _serve(tmp_path, workers=1, env={"PROMETHEUS_MULTIPROC_DIR": str(directory)})
+    server = serve(tmp_path, workers=1, env={"PROMETHEUS_MULTIPROC_DIR": str(directory)})
     try:
         _visualise(server, "after-restart")
         assert _counted_when_settled(server, 1) == 1
@@ -141,11 +112,11 @@ def test_a_given_metrics_directory_is_emptied_and_a_dead_workers_runs_in_flight_
         assert _sample(server, in_flight) == 0.0
         assert not left.exists()
     finally:
-        _stop_cleanly(server, workers=1)
+        stop_cleanly(server, workers=1)
 
 
 def test_links_follow_the_port_serve_listens_on_when_no_public_url_is_set(tmp_path: Path) -> None:
-    server = _serve(tmp_path, 1, env={"PRECISION_LAB_PUBLIC_BASE_URL": None})
+    server = serve(tmp_path, 1, env={"PRECISION_LAB_PUBLIC_BASE_URL": None})
     try:
         page = f"{server.url}/visualise/float16?value=0.1"
         answer = httpx.get(f"{server.url}/oembed", params={"url": page, "format": "json"}, timeout=REQUEST_SECONDS)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import sys
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -18,8 +17,7 @@ import pytest
 
 from app.services.train_workers import NICENESS
 from tests.processes import STOP_SECONDS
-from tests.system.system_servers import REQUEST_SECONDS, Server
-from tests.system.test_system_serve_workers import _access_lines, _serve, _stop_cleanly
+from tests.system.system_servers import REQUEST_SECONDS, Server, send_until_both_workers_answered, serve, stop_cleanly
 
 pytestmark = [pytest.mark.timeout(180),
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the process tree in /proc")]
@@ -69,17 +67,12 @@ def _train(server: Server, request_id: str, seed: int) -> None:
 
 
 def test_each_worker_trains_in_processes_of_its_own_that_end_with_the_server(tmp_path: Path) -> None:
-    server = _serve(tmp_path, workers=2)
+    server = serve(tmp_path, workers=2)
     prefix = uuid.uuid4().hex[:12]
-    sent = 0
     try:
-        with ThreadPoolExecutor(BATCH) as pool:
-            for _ in range(MAX_BATCHES):
-                list(pool.map(lambda n: _train(server, f"{prefix}-{n}", n), range(sent, sent + BATCH)))
-                sent += BATCH
-                trained = {line["pid"] for line in _access_lines(server.log, prefix) if line["status"] == 200}
-                if len(trained) == 2:
-                    break
+        _, trained = send_until_both_workers_answered(
+            server, lambda n: _train(server, f"{prefix}-{n}", n), request_id_prefix=prefix, batch=BATCH,
+            max_batches=MAX_BATCHES, threads=BATCH, status=200)
         assert len(trained) == 2, "one worker trained every run"
         below = _descendants(server.process.pid)
         for worker in trained:
@@ -88,7 +81,7 @@ def test_each_worker_trains_in_processes_of_its_own_that_end_with_the_server(tmp
             assert 1 <= len(training) <= 2, (worker, below)  # at most one per slot
             assert all(_nice(pid) == min(19, _nice(worker) + NICENESS) for pid in training)
     finally:
-        _stop_cleanly(server, workers=2)
+        stop_cleanly(server, workers=2)
     deadline = time.monotonic() + STOP_SECONDS
     while any(map(_alive, below)) and time.monotonic() < deadline:
         time.sleep(0.1)

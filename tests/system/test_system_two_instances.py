@@ -11,9 +11,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.web.shared.csrf import TOKEN_HEADER
+from app.web.platform.csrf import TOKEN_HEADER
+from tests.helpers.quiz import learn_ids, right_answer
 from tests.system.system_servers import two_instances as start_two_instances
-from tests.web.test_quiz_api import learn_ids, right_answer
 
 pytestmark = pytest.mark.timeout(90)
 

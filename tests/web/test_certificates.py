@@ -16,14 +16,14 @@ from app.quiz import new_certificate_id, normalise_certificate_id
 from app.quiz.certificate_id import CHECK_SYMBOLS
 from app.quiz.credential import InvalidCredential, verify_credential_jwt
 from app.quiz.signing import jwks, new_seed_text, private_key_from_text
+from app.services import certificates
 from app.settings import Settings
 from app.store.certificates import get_certificate, revoke_certificate
 from app.store.database import open_session
-from app.web.quiz import certificates
-from app.web.shared.rendering import static
-from tests.web.test_pages import HX, Elements
-from tests.web.test_quiz_api import take_attempt
-from tests.web.test_train import is_sentence
+from app.web.platform.rendering import static
+from tests.helpers.html import HX, Elements
+from tests.helpers.quiz import take_attempt
+from tests.helpers.refusals import is_sentence
 
 BASE64URL = string.ascii_uppercase + string.ascii_lowercase + string.digits + "-_"
 

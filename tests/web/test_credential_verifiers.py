@@ -20,8 +20,8 @@ from openbadgeslib.ob3.verifier import OB3VerificationError, OB3Verifier
 
 from app.store.certificates import get_certificate, revoke_certificate
 from app.store.database import open_session
-from tests.web.test_pages import Elements
-from tests.web.test_quiz_api import take_attempt
+from tests.helpers.html import Elements
+from tests.helpers.quiz import take_attempt
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "reference" /
                      "ob_v3p0_achievementcredential_schema.json").read_text(encoding="utf-8"))

@@ -7,8 +7,8 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 
-from app.web.shared.rendering import static
-from tests.web.test_pages import HX, Elements
+from app.web.platform.rendering import static
+from tests.helpers.html import HX, Elements
 
 ORIGIN = "http://127.0.0.1:8000"  # Settings.public_base_url in the tests
 # the full pages, in some state; the framed page of each is at /embed + its address

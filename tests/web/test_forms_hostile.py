@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import urljoin, urlsplit
@@ -27,14 +26,12 @@ from app.main import create_app
 from app.quiz.signing import new_seed_text
 from app.settings import Settings
 from app.store.database import migrate
+from tests.helpers.html import HX, Elements
+from tests.helpers.quiz import form_value, learn_ids, question_ids, right_answer, verdicts
+from tests.helpers.refusals import is_sentence
 from tests.hostile_inputs import HOSTILE_TEXTS, INJECTIONS, NASTIEST
-from tests.web.test_pages import Elements
-from tests.web.test_quiz_api import learn_ids, right_answer
-from tests.web.test_quiz_pages import form_value
-from tests.web.test_train import is_sentence
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
-HX = {"HX-Request": "true"}
 MODES = {"page": {}, "htmx": HX}
 UNLIMITED = "1000000/minute"
 # Where the crawl starts: the home page links to everything a visitor can reach; the embeds are linked only from
@@ -77,72 +74,47 @@ class Form:
         return self.css_class, self.method, route, tuple((control.name, control.kind) for control in self.controls)
 
 
-class _FormParser(HTMLParser):
-    """The forms of one page, with each named control and the value a browser would send."""
-
-    def __init__(self, page: str, html: str) -> None:
-        super().__init__()
-        self.page = page
-        self.forms: list[Form] = []
-        self._form: Form | None = None
-        self._select: tuple[str, list[tuple[str, bool]]] | None = None
-        self._textarea: list[str] | None = None
-        self.feed(html)
-        self.close()
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        given = {name: value or "" for name, value in attrs}
-        if tag == "form":
-            action = urljoin(self.page, given.get("action") or self.page)
-            self._form = Form(self.page, urlsplit(action).path, given.get("method", "get").lower(),
-                              given.get("class", ""))
-            self.forms.append(self._form)
-        elif self._form is None:
-            return
-        elif tag == "option" and self._select is not None:
-            self._select[1].append((given.get("value", ""), "selected" in given))
-        elif "name" not in given or "disabled" in given:
-            return
-        elif tag == "select":
-            self._select = (given["name"], [])
-        elif tag == "textarea":
-            self._textarea = [given["name"]]
-        elif tag in ("input", "button"):
-            self._control(tag, given)
-
-    def _control(self, tag: str, given: dict[str, str]) -> None:
-        assert self._form is not None
-        kind = given.get("type", "text" if tag == "input" else "submit").lower()
-        if kind in ("button", "reset"):
-            return
-        if kind == "submit":
-            # The first submit button is the one pressing Enter or the button clicks.
-            sent = not any(control.kind == "submit" for control in self._form.controls)
-        else:
-            sent = kind not in ("checkbox", "radio") or "checked" in given
-        default = "on" if kind in ("checkbox", "radio") else ""
-        self._form.controls.append(Control(given["name"], kind, given.get("value", default), sent))
-
-    def handle_data(self, data: str) -> None:
-        if self._textarea is not None:
-            self._textarea.append(data)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "form":
-            self._form = None
-        elif tag == "select" and self._select is not None and self._form is not None:
-            name, options = self._select
-            chosen = next((value for value, selected in options if selected), options[0][0] if options else "")
-            self._form.controls.append(Control(name, "select", chosen, True))
-            self._select = None
-        elif tag == "textarea" and self._textarea is not None and self._form is not None:
-            name, *text = self._textarea
-            self._form.controls.append(Control(name, "textarea", "".join(text), True))
-            self._textarea = None
-
-
 def forms_of(page: str, html: str) -> list[Form]:
-    return _FormParser(page, html).forms
+    """The forms of one page, with each named control and the value a browser would send."""
+    elements = Elements(html)
+    forms = []
+    for at, (tag, attrs) in enumerate(elements.tags):
+        if tag == "form":
+            action = urljoin(page, attrs.get("action") or page)
+            form = Form(page, urlsplit(action).path, attrs.get("method", "get").lower(), attrs.get("class", ""))
+            for inner in elements.inside(at):
+                _add_control(form, elements, inner)
+            forms.append(form)
+    return forms
+
+
+def _add_control(form: Form, elements: Elements, at: int) -> None:
+    """The element at `at` as a control of the form, when it is one a browser sends: named, not disabled."""
+    tag, given = elements.tags[at]
+    if "name" not in given or "disabled" in given:
+        return
+    if tag == "select":
+        options = [elements.tags[i][1] for i in elements.inside(at) if elements.tags[i][0] == "option"]
+        chosen = next((option.get("value", "") for option in options if "selected" in option),
+                      options[0].get("value", "") if options else "")
+        form.controls.append(Control(given["name"], "select", chosen, True))
+    elif tag == "textarea":
+        form.controls.append(Control(given["name"], "textarea", elements.texts[at], True))
+    elif tag in ("input", "button"):
+        _add_input(form, tag, given)
+
+
+def _add_input(form: Form, tag: str, given: dict[str, str]) -> None:
+    kind = given.get("type", "text" if tag == "input" else "submit").lower()
+    if kind in ("button", "reset"):
+        return
+    if kind == "submit":
+        # The first submit button is the one pressing Enter or the button clicks.
+        sent = not any(control.kind == "submit" for control in form.controls)
+    else:
+        sent = kind not in ("checkbox", "radio") or "checked" in given
+    default = "on" if kind in ("checkbox", "radio") else ""
+    form.controls.append(Control(given["name"], kind, given.get("value", default), sent))
 
 
 def submit(client: TestClient, form: Form, data: dict[str, list[str]], headers: dict[str, str]) -> httpx.Response:
@@ -249,17 +221,6 @@ def answered(form: Form, answer: object) -> dict[str, list[str]]:
     return data
 
 
-def verdicts(html: str) -> dict[str, str]:
-    """Question id to "true" or "false" for every answered question of an attempt page."""
-    found: dict[str, str] = {}
-    question = ""
-    for _, attrs in Elements(html).tags:
-        question = attrs.get("data-question-id", question)
-        if "data-feedback" in attrs:
-            found[question] = attrs["data-correct"]
-    return found
-
-
 def passed_certificate(client: TestClient) -> str:
     """The ID of a certificate earned through the pages: every question answered right, then finished."""
     page = start_attempt(client)
@@ -362,22 +323,9 @@ def client_answers(client: TestClient, form: Form, question_id: str) -> httpx.Re
     return submit(client, form, answered(form, right_answer(question_id)), {})
 
 
-def question_ids(html: str) -> list[str]:
-    return [attrs["data-question-id"] for attrs in Elements(html).having("data-question-id")]
-
-
-class _TemplateForms(HTMLParser):
+def template_forms(text: str) -> list[tuple[str, str]]:
     """The class and action of every <form> written in a template (Jinja expressions left in place)."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.forms: list[tuple[str, str]] = []
-        self.feed(text)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "form":
-            given = {name: value or "" for name, value in attrs}
-            self.forms.append((given.get("class", ""), given.get("action", "")))
+    return [(given.get("class", ""), given.get("action", "")) for tag, given in Elements(text).tags if tag == "form"]
 
 
 def _action_pattern(action: str) -> re.Pattern[str]:
@@ -390,7 +338,7 @@ def test_no_form_in_any_template_escapes_the_crawl(site: TestClient, site_forms:
     reached = site_forms + one_of_each_kind(forms_of(page, site.get(page).text))
     written = [(path.relative_to(TEMPLATES), css_class, action)
                for path in sorted(TEMPLATES.rglob("*.html"))
-               for css_class, action in _TemplateForms(path.read_text(encoding="utf-8")).forms]
+               for css_class, action in template_forms(path.read_text(encoding="utf-8"))]
     assert len(written) >= 9
     escaped = [(str(path), css_class, action) for path, css_class, action in written
                if not any(form.css_class == css_class and _action_pattern(action).fullmatch(form.action)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import re
 from fractions import Fraction
-from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -18,46 +17,11 @@ from app.learn import DISTRIBUTIONS, SCALES, measure_formats, sample_tensor
 from app.learn.sample_error import MEASURED_FORMATS, SAMPLE_SIZE
 from app.training import RECIPES, bytes_per_param
 from app.web.learn.guides import GUIDES, WORDS_PER_MINUTE
-from app.web.shared.rendering import static
-from app.web.training.views import approx
+from app.web.platform.rendering import static
+from app.web.train.present import approx
+from tests.helpers.html import HX, PAGE_BUDGET, Elements
 
-HX = {"HX-Request": "true"}
 GUIDE_URLS = [guide.url for guide in GUIDES.values()]
-PAGE_BUDGET = 150_000
-
-
-class Page(HTMLParser):
-    """Start tags with their attributes, and the text inside each element that carries an attribute asked for."""
-
-    def __init__(self, html: str) -> None:
-        super().__init__()
-        self.tags: list[tuple[str, dict[str, str]]] = []
-        self._open: list[int] = []
-        self.texts: dict[int, str] = {}
-        self.feed(html)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, {name: value or "" for name, value in attrs}))
-        if tag not in ("input", "meta", "link", "br", "img", "source", "circle", "line", "path"):
-            self._open.append(len(self.tags) - 1)
-            self.texts[len(self.tags) - 1] = ""
-
-    def handle_endtag(self, tag: str) -> None:
-        if self._open:
-            self._open.pop()
-
-    def handle_data(self, data: str) -> None:
-        for index in self._open:
-            self.texts[index] += data
-
-    def having(self, attribute: str) -> list[dict[str, str]]:
-        return [attrs for _, attrs in self.tags if attribute in attrs]
-
-    def texts_of(self, attribute: str) -> list[str]:
-        return [" ".join(self.texts[i].split()) for i, (_, attrs) in enumerate(self.tags) if attribute in attrs]
-
-    def ids(self) -> list[str]:
-        return [attrs["id"] for _, attrs in self.tags if "id" in attrs]
 
 
 def power(n: int) -> str:
@@ -97,7 +61,7 @@ def test_the_other_pages_under_learn_are_not_shadowed(client):
 
 @pytest.mark.parametrize("url", ["/learn", "/learn/glossary", *GUIDE_URLS])
 def test_no_inline_script_style_or_event_handler(client, url):
-    page = Page(client.get(url).text)
+    page = Elements(client.get(url).text)
     assert all("src" in attrs for tag, attrs in page.tags if tag == "script")
     assert not [tag for tag, _ in page.tags if tag == "style"]
     assert not [(tag, name) for tag, attrs in page.tags for name in attrs if name == "style" or name.startswith("on")]
@@ -106,7 +70,7 @@ def test_no_inline_script_style_or_event_handler(client, url):
 @pytest.mark.parametrize("url", GUIDE_URLS)
 def test_first_visit_stays_under_150_kb_with_its_loaded_figures(client, url):
     html = client.get(url).text
-    page = Page(html)
+    page = Elements(html)
     assets = [a["href"] for tag, a in page.tags if tag == "link" and a.get("rel") == "stylesheet"]
     assets += [a["src"] for tag, a in page.tags if tag == "script"]
     loaded = [a["data-hx-get"] for a in page.having("data-hx-trigger") if a["data-hx-trigger"] == "load"]
@@ -120,17 +84,17 @@ def test_first_visit_stays_under_150_kb_with_its_loaded_figures(client, url):
 
 @pytest.mark.parametrize("guide", GUIDES.values(), ids=lambda g: g.slug)
 def test_each_guide_shows_its_reading_time_from_its_word_count(client, guide):
-    page = Page(client.get(guide.url).text)
+    page = Elements(client.get(guide.url).text)
     assert guide.words > 800
     assert guide.minutes == math.ceil(guide.words / WORDS_PER_MINUTE)
     assert page.texts_of("data-reading-time") == [f"{guide.minutes} min read"]
-    index = Page(client.get("/learn").text)
+    index = Elements(client.get("/learn").text)
     assert f"{guide.minutes} min read" in index.texts_of("data-reading-time")
 
 
 @pytest.mark.parametrize("guide", GUIDES.values(), ids=lambda g: g.slug)
 def test_listen_is_hidden_until_the_script_finds_the_speech_api(client, guide):
-    page = Page(client.get(guide.url).text)
+    page = Elements(client.get(guide.url).text)
     [controls] = page.having("data-listen")
     assert "hidden" in controls
     assert page.having("data-listen-toggle") and page.having("data-listen-source")
@@ -139,7 +103,7 @@ def test_listen_is_hidden_until_the_script_finds_the_speech_api(client, guide):
 
 @pytest.mark.parametrize("guide", GUIDES.values(), ids=lambda g: g.slug)
 def test_each_guide_ends_with_the_quiz_and_its_related_guides(client, guide):
-    page = Page(client.get(guide.url).text)
+    page = Elements(client.get(guide.url).text)
     quiz = [a["href"] for a in page.having("data-next") if a["data-next"] == "quiz"]
     related = [a["href"] for a in page.having("data-next") if a["data-next"] == "guide"]
     assert quiz == ["/quiz"] and client.get("/quiz").status_code == 200
@@ -151,7 +115,7 @@ def test_each_guide_ends_with_the_quiz_and_its_related_guides(client, guide):
 
 @pytest.mark.parametrize("url", GUIDE_URLS)
 def test_every_figure_points_at_a_real_fragment_and_links_it_without_javascript(client, url):
-    page = Page(client.get(url).text)
+    page = Elements(client.get(url).text)
     figures = page.having("data-figure-src")
     assert figures
     for figure in figures:
@@ -165,10 +129,10 @@ def test_every_figure_points_at_a_real_fragment_and_links_it_without_javascript(
 
 @pytest.mark.parametrize("url", ["/learn/number-formats", "/learn/mixed-precision-training", "/learn/quantisation"])
 def test_each_guide_loads_a_visualiser_with_flippable_bits(client, url):
-    page = Page(client.get(url).text)
+    page = Elements(client.get(url).text)
     [src] = [a["data-hx-get"] for a in page.having("data-hx-trigger") if a["data-hx-trigger"] == "load"]
     assert src.startswith("/visualise/")
-    fragment = Page(client.get(src, headers=HX).text)
+    fragment = Elements(client.get(src, headers=HX).text)
     assert fragment.having("data-bit-grid") and fragment.having("data-bit")
     assert page.having("data-announce")
 
@@ -178,7 +142,7 @@ def test_the_inline_figures_say_what_the_core_computes(client):
     fp16 = encode(FORMATS["float16"], parse_number("1e-8")).encoding.value.exact_string()
     assert bf16 == "0.10009765625" and bf16 in client.get("/learn/number-formats").text
     assert fp16 == "0" and "stored as zero" in client.get("/learn/mixed-precision-training").text
-    compare = Page(client.get("/compare?value=70000", headers=HX).text)
+    compare = Elements(client.get("/compare?value=70000", headers=HX).text)
     stored = dict(zip([a["data-format"] for a in compare.having("data-format")], compare.texts_of("data-stored"),
                       strict=True))
     assert stored["float16"] == "inf" and stored["float8_e5m2"] == "inf" and stored["float8_e4m3fn"] == "nan"
@@ -186,11 +150,11 @@ def test_the_inline_figures_say_what_the_core_computes(client):
 
 
 def test_the_training_figure_runs_the_scenario_it_describes(client):
-    page = Page(client.get("/learn/mixed-precision-training").text)
+    page = Elements(client.get("/learn/mixed-precision-training").text)
     [run] = [a["data-figure-src"] for a in page.having("data-figure-src") if a["data-figure-src"].startswith("/train")]
     query = urlsplit(run).query
     assert "scenario=tiny_gradients" in query and "run=1" in query
-    results = Page(client.get(run, headers=HX).text)
+    results = Elements(client.get(run, headers=HX).text)
     assert {a["data-chart-svg"] for a in results.having("data-chart-svg")} >= {"loss"}
     assert {a["data-recipe"] for tag, a in results.tags if tag == "tr" and "data-recipe" in a} >= {
         "fp16_no_scaling", "fp16_dynamic_scaling", "bf16"}
@@ -228,7 +192,7 @@ def test_number_formats_states_the_cores_constants(client):
 
 
 def test_the_range_table_is_computed_from_the_registry(client):
-    page = Page(client.get("/learn/number-formats").text)
+    page = Elements(client.get("/learn/number-formats").text)
     rows = [a["data-format"] for tag, a in page.tags if tag == "tr" and "data-format" in a]
     maxima = dict(zip(rows, page.texts_of("data-max"), strict=True))
     assert maxima["float16"] == "65504" and maxima["float8_e4m3fn"] == "448" and maxima["float8_e5m2"] == "57344"
@@ -278,7 +242,7 @@ def _core_stored(x: np.ndarray, format_id: str, scaling: str) -> np.ndarray:
 def test_the_live_table_shows_what_the_core_computes(client, distribution, scale):
     response = client.get(f"/learn/quantisation?distribution={distribution}&scale={scale}", headers=HX)
     assert response.status_code == 200
-    page = Page(response.text)
+    page = Elements(response.text)
     rows = [a["data-format"] for tag, a in page.tags if tag == "tr" and "data-format" in a]
     assert rows == [format_id for format_id, _ in MEASURED_FORMATS]
     x = sample_tensor(distribution, scale)
@@ -310,7 +274,7 @@ def test_the_claims_next_to_the_live_table_hold():
 
 
 def test_the_live_table_form_works_without_javascript(client):
-    page = Page(client.get("/learn/quantisation?distribution=outliers&scale=1000").text)
+    page = Elements(client.get("/learn/quantisation?distribution=outliers&scale=1000").text)
     [form] = [a for tag, a in page.tags if tag == "form" and a.get("data-hx-get") == "/learn/quantisation"]
     assert form["method"] == "get" and form["action"].startswith("/learn/quantisation")
     selected = [a["value"] for tag, a in page.tags if tag == "option" and "selected" in a]
@@ -330,7 +294,7 @@ def test_a_bad_choice_is_a_422_with_a_sentence(client, query):
 
 
 def test_the_glossary_has_an_entry_per_term_with_a_unique_anchor(client):
-    page = Page(client.get("/learn/glossary").text)
+    page = Elements(client.get("/learn/glossary").text)
     terms = [a["id"] for a in page.having("data-term")]
     assert len(terms) >= 30
     assert len(page.ids()) == len(set(page.ids()))
@@ -343,16 +307,16 @@ def test_the_glossary_has_an_entry_per_term_with_a_unique_anchor(client):
 
 
 def test_every_glossary_link_resolves_and_its_anchor_exists(client):
-    page = Page(client.get("/learn/glossary").text)
+    page = Elements(client.get("/learn/glossary").text)
     links = [a["href"] for a in page.having("data-shown")]
     assert len(links) >= 30
-    pages: dict[str, Page] = {}
+    pages: dict[str, Elements] = {}
     for href in set(links):
         target, _, anchor = href.partition("#")
         response = client.get(target)
         assert response.status_code == 200, href
         if anchor:
-            pages.setdefault(target, Page(response.text))
+            pages.setdefault(target, Elements(response.text))
             assert anchor in pages[target].ids(), href
 
 
@@ -362,7 +326,7 @@ def test_every_term_links_to_where_it_is_shown(client):
 
 
 def test_the_index_lists_every_guide_and_the_reference_pages(client):
-    page = Page(client.get("/learn").text)
+    page = Elements(client.get("/learn").text)
     hrefs = {a["href"] for tag, a in page.tags if tag == "a" and a["href"].startswith("/")}
     assert {g.url for g in GUIDES.values()} | {"/learn/glossary", "/learn/memory", "/learn/hardware"} <= hrefs
     for href in hrefs:
@@ -370,9 +334,9 @@ def test_the_index_lists_every_guide_and_the_reference_pages(client):
 
 
 def test_the_site_links_the_guides(client):
-    home = Page(client.get("/").text)
+    home = Elements(client.get("/").text)
     assert "/learn" in {a["href"] for tag, a in home.tags if tag == "a"}
-    guide = Page(client.get("/learn/quantisation").text)
+    guide = Elements(client.get("/learn/quantisation").text)
     assert [a.get("aria-current") for tag, a in guide.tags if tag == "a" and a.get("href") == "/learn"][0] == "page"
 
 
@@ -413,7 +377,7 @@ def spacing(spec, x: Fraction | float) -> Fraction:
 
 
 def visualised(client, url: str) -> str:
-    return Page(client.get(url, headers=HX).text).texts_of("data-stored")[0]
+    return Elements(client.get(url, headers=HX).text).texts_of("data-stored")[0]
 
 
 def term_text(client, term_id: str) -> str:
@@ -431,7 +395,7 @@ def toc_anchors(html: str) -> list[str]:
 @pytest.mark.parametrize("url", GUIDE_URLS)
 def test_each_guides_table_of_contents_lists_its_sections_in_order(client, url):
     html = client.get(url).text
-    page = Page(html)
+    page = Elements(html)
     sections = [a["aria-labelledby"] for tag, a in page.tags if tag == "section"]
     assert toc_anchors(html) == sections
     headings = [a["id"] for tag, a in page.tags if tag == "h2" and "id" in a]
@@ -440,19 +404,19 @@ def test_each_guides_table_of_contents_lists_its_sections_in_order(client, url):
 
 @pytest.mark.parametrize("url", GUIDE_URLS)
 def test_every_link_in_a_guide_resolves_and_its_anchor_exists(client, url):
-    page = Page(client.get(url).text)
+    page = Elements(client.get(url).text)
     hrefs = {a["href"] for tag, a in page.tags if tag == "a" and a.get("href", "").startswith(("/", "#"))}
     for href in hrefs:
         target, _, anchor = href.partition("#")
         response = client.get(target or url)
         assert response.status_code == 200, href
         if anchor and anchor != "main":
-            assert anchor in Page(response.text).ids(), href
+            assert anchor in Elements(response.text).ids(), href
 
 
 def test_the_new_training_sections_are_in_the_table_of_contents(client):
     html = client.get(MP).text
-    page = Page(html)
+    page = Elements(html)
     sections = toc_anchors(html)
     for new in ("fp16-accumulation", "optimizer-states", "stochastic-rounding", "fp8-scaling"):
         assert new in sections and new in page.ids()
@@ -559,7 +523,7 @@ def test_the_stochastic_rounding_entry_weighs_each_neighbour_by_the_other(client
     assert "proportional to the distance to each neighbour" not in entry
     assert "proportional to the distance to the other neighbour" in entry
     assert "(x − lo)/(hi − lo)" in entry and "(hi − x)/(hi − lo)" in entry and "exactly x" in entry
-    links = {a["href"] for a in Page(client.get("/learn/glossary").text).having("data-shown")}
+    links = {a["href"] for a in Elements(client.get("/learn/glossary").text).having("data-shown")}
     assert f"{MP}#stochastic-rounding" in links
 
 
@@ -637,10 +601,10 @@ def test_the_optimizer_states_section_counts_bytes_the_core_agrees_with(client):
 
 
 def test_the_glossary_links_the_new_sections(client):
-    links = {a["href"] for a in Page(client.get("/learn/glossary").text).having("data-shown")}
+    links = {a["href"] for a in Elements(client.get("/learn/glossary").text).having("data-shown")}
     for anchor in ("fp16-accumulation", "optimizer-states", "stochastic-rounding", "fp8-scaling"):
         assert f"{MP}#{anchor}" in links
-    terms = [a["id"] for a in Page(client.get("/learn/glossary").text).having("data-term")]
+    terms = [a["id"] for a in Elements(client.get("/learn/glossary").text).having("data-term")]
     assert {"kahan-summation", "eight-bit-optimizer", "current-scaling", "swamping", "fp16-accumulation"} <= set(terms)
 
 

@@ -14,7 +14,7 @@ from starlette.routing import Route
 
 from app.main import create_app
 from app.settings import Settings
-from app.web.shared.request_limits import RequestLimits
+from app.web.platform.request_limits import RequestLimits
 
 # The largest POST /api/blocks/quantize: 16384 values, each the longest text a double has in JSON, in 1024 blocks.
 LONGEST_DOUBLE = -2.2250738585072014e-308

@@ -7,7 +7,8 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
-HX = {"HX-Request": "true"}
+from tests.helpers.html import HX, Elements
+
 FIELDS = ("params", "format", "recipe", "optimizer", "devices", "stage")
 HOSTILE = [
     {"params": "abc"}, {"params": "-7B"}, {"params": "1e400"}, {"params": ""}, {"params": "x" * 5000},
@@ -18,9 +19,9 @@ HOSTILE = [
 
 
 def _text(html: str, attribute: str) -> str:
-    match = re.search(rf"<[^>]*\b{attribute}\b[^>]*>(.*?)</", html, re.DOTALL)
-    assert match, f"no element with {attribute}"
-    return " ".join(match[1].split())
+    page = Elements(html)
+    assert page.having(attribute), f"no element with {attribute}"
+    return page.text_of(attribute)
 
 
 def test_page_shows_the_known_figures(client: TestClient) -> None:

@@ -21,9 +21,9 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from app.main import create_app
 from app.services.training_runs import TrainRuns
-from app.web.shared.request_log import ACCESS_LOGGER, JsonFormatter
-from tests.web.test_quiz_api import right_answer, start
-from tests.web.test_train import SHORT, SHORT_QUERY
+from app.web.platform.request_log import ACCESS_LOGGER, JsonFormatter
+from tests.helpers.quiz import right_answer, start
+from tests.helpers.training import SHORT, SHORT_QUERY
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 VISUALISE = "/visualise/{format_id}"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.web.visualiser.pages import visualise
+from app.web.visualise.pages import visualise
 
 
 def test_a_repeated_url_is_served_from_the_cache_unchanged(client):

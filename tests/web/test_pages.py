@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from app.formats import FORMATS, SCALAR_FORMATS, Real
+from tests.helpers.html import HX, PAGE_BUDGET, Elements
+from tests.hostile_inputs import INJECTIONS
 
 PAGES = [
     "/",
@@ -21,41 +22,7 @@ PAGES = [
     "/formats",
     "/docs",
 ]
-HX = {"HX-Request": "true"}
 STATIC = Path(__file__).resolve().parents[2] / "static"
-PAGE_BUDGET = 150_000
-
-
-class Elements(HTMLParser):
-    """Every start tag of a document with its attributes, and the text inside each element."""
-
-    def __init__(self, html: str) -> None:
-        super().__init__()
-        self.tags: list[tuple[str, dict[str, str]]] = []
-        self._open: list[int] = []
-        self.texts: dict[int, str] = {}
-        self.feed(html)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, {name: value or "" for name, value in attrs}))
-        if tag not in ("input", "meta", "link", "br", "img", "source", "circle", "line"):
-            self._open.append(len(self.tags) - 1)
-            self.texts[len(self.tags) - 1] = ""
-
-    def handle_endtag(self, tag: str) -> None:
-        if self._open:
-            self._open.pop()
-
-    def handle_data(self, data: str) -> None:
-        for index in self._open:
-            self.texts[index] += data
-
-    def having(self, attribute: str) -> list[dict[str, str]]:
-        return [attrs for _, attrs in self.tags if attribute in attrs]
-
-    def text_of(self, attribute: str) -> str:
-        index = next(i for i, (_, attrs) in enumerate(self.tags) if attribute in attrs)
-        return " ".join(self.texts[index].split())
 
 
 def bits_of(href: str) -> int:
@@ -240,8 +207,6 @@ def test_home_links_to_every_page(client):
 
 
 # -- hostile input ------------------------------------------------------------------------------
-
-INJECTIONS = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", '" onmouseover="alert(1)']
 
 HOSTILE = [
     ("/visualise/float16", {"value": "garbage"}, 422),

@@ -1,103 +1,39 @@
 """The quiz's JSON API through TestClient: whole attempts passed and failed, locked answers, owners, refusals.
 
-The right answer to each question is the test's own knowledge: it reads the attempt's stored question ids from
-the database (a generated question's shown id hides its parameters), rebuilds each question with
-question_from_id, as the server does, and reads the answer there. No response is ever asked for it.
+The right answer to each question is the test's own knowledge (tests/helpers/quiz.py): it reads the attempt's
+stored question ids from the database (a generated question's shown id hides its parameters), rebuilds each
+question with question_from_id, as the server does, and reads the answer there. No response is ever asked for it.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
 
 import pytest
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
-from sqlalchemy import Engine
 
 from app.main import create_app
-from app.quiz import BitPattern, ChoiceQuestion, Numeric, Question, load_bank, question_from_id
-from app.quiz import right_answer as quiz_right_answer
+from app.quiz import Numeric
 from app.settings import Settings
+from app.store.attempts import QuestionNotDrawn
 from app.store.certificates import list_certificates
-from app.store.database import create_database_engine, open_session
-from app.store.models import Attempt
-from app.web.quiz.api import NOT_DRAWN
-from app.web.shared.csrf import TOKEN_HEADER, signed_owner
-from tests.web.test_train import is_sentence
+from app.store.database import open_session
+from app.web.platform.csrf import TOKEN_HEADER, signed_owner
+from tests.helpers.quiz import (
+    hidden_texts,
+    learn_ids,
+    right_answer,
+    start,
+    stored_id,
+    stored_question,
+    take_attempt,
+    wrong_answer,
+)
+from tests.helpers.refusals import is_sentence
 
-BANK = load_bank()
 QUESTION_FIELDS = {"id", "type", "prompt", "choices"}
-_STORED: dict[str, str] = {}  # shown id → stored id of every question the tests have seen in an attempt
-
-
-def learn_ids(database: Engine | str, attempt_id: str, shown_ids: Sequence[str]) -> None:
-    """Pair the ids an attempt shows with the stored ids of its database row (an engine, or the URL of a server's
-    database), question by question."""
-    engine = create_database_engine(database) if isinstance(database, str) else database
-    try:
-        with open_session(engine) as session:
-            attempt = session.get(Attempt, attempt_id)
-            assert attempt is not None
-            _STORED.update(zip(shown_ids, attempt.question_ids, strict=True))
-    finally:
-        if isinstance(database, str):
-            engine.dispose()
-
-
-def stored_question(question_id: str) -> Question:
-    """The question shown (or stored) with this id, rebuilt as the server rebuilds it."""
-    return question_from_id(BANK, _STORED.get(question_id, question_id))
-
-
-def right_answer(question_id: str) -> object:
-    """The right answer as the API takes it, known by rebuilding the question from its stored id."""
-    return quiz_right_answer(stored_question(question_id))
-
-
-def wrong_answer(question_id: str) -> object:
-    """An answer that reads well and is wrong."""
-    question = stored_question(question_id)
-    if isinstance(question, ChoiceQuestion):
-        others = sorted(set(range(len(question.options))) - question.answers)
-        return others[0] if question.type == "single" else (others or sorted(question.answers)[1:])
-    if isinstance(question, Numeric):
-        return str(question.answer * 3 + 1000)
-    assert isinstance(question, BitPattern)
-    return hex(question.answer ^ 1)
-
-
-def hidden_texts(question_id: str) -> list[str]:
-    """Texts that only feedback may show: the explanations (of every choice too)."""
-    question = stored_question(question_id)
-    texts = [question.explanation]
-    if isinstance(question, ChoiceQuestion):
-        texts += [option.explanation for option in question.options]
-    return [text for text in texts if len(text) > 20]
-
-
-def start(client) -> tuple[str, dict[str, str], list[dict]]:
-    """A new attempt: its id, the header that owns it, and its public questions."""
-    response = client.post("/api/quiz/attempts")
-    assert response.status_code == 201
-    body = response.json()
-    learn_ids(client.app.state.engine, body["attempt_id"], [question["id"] for question in body["questions"]])
-    return body["attempt_id"], {TOKEN_HEADER: body["attempt_token"]}, body["questions"]
-
-
-def take_attempt(client, *, right: int | None = None, name: str = "Ada Lovelace") -> dict:
-    """Start an attempt, answer `right` questions right (all when None) and the rest wrong, and finish it."""
-    attempt_id, owner, questions = start(client)
-    for number, question in enumerate(questions):
-        answer = right_answer if right is None or number < right else wrong_answer
-        body = {"question_id": question["id"], "answer": answer(question["id"])}
-        response = client.post(f"/api/quiz/attempts/{attempt_id}/answers", json=body, headers=owner)
-        assert response.status_code == 200, response.text
-        assert response.json()["correct"] is (answer is right_answer)
-    finished = client.post(f"/api/quiz/attempts/{attempt_id}/finish", json={"name": name}, headers=owner)
-    assert finished.status_code == 200, finished.text
-    return finished.json()
 
 
 def test_starting_gives_the_questions_without_answers_and_a_token(client):
@@ -116,8 +52,8 @@ def test_starting_gives_the_questions_without_answers_and_a_token(client):
 
 def test_a_generated_questions_id_does_not_show_its_parameters(client):
     attempt_id, owner, questions = start(client)
-    generated = [(question["id"], _STORED[question["id"]]) for question in questions
-                 if _STORED[question["id"]].startswith("gen:")]
+    generated = [(question["id"], stored_id(question["id"])) for question in questions
+                 if stored_id(question["id"]).startswith("gen:")]
     assert len(generated) == 6  # half the attempt
     for shown, stored in generated:
         assert re.fullmatch(r"gen-[a-z2-7]{16}", shown)
@@ -125,7 +61,7 @@ def test_a_generated_questions_id_does_not_show_its_parameters(client):
     # The stored id, which holds the parameters, is not an id the attempt takes.
     url = f"/api/quiz/attempts/{attempt_id}/answers"
     refused = client.post(url, json={"question_id": generated[0][1], "answer": "1"}, headers=owner)
-    assert refused.status_code == 422 and refused.json()["detail"] == NOT_DRAWN
+    assert refused.status_code == 422 and refused.json()["detail"] == str(QuestionNotDrawn())
 
 
 def test_two_attempts_draw_different_questions(client):

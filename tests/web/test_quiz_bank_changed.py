@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from app.quiz import load_bank
-from tests.web.test_quiz_api import start
+from tests.helpers.quiz import start
 
 
 def _without(bank, question_ids):

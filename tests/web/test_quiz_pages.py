@@ -10,19 +10,21 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.quiz import ChoiceQuestion
-from app.web.shared.csrf import TOKEN_HEADER, csrf_token_for, signed_owner
-from tests.web.test_pages import HX, PAGE_BUDGET, Elements
-from tests.web.test_quiz_api import BANK, hidden_texts, learn_ids, right_answer, stored_question, wrong_answer
-from tests.web.test_quiz_api import start as api_start
+from app.web.platform.csrf import TOKEN_HEADER, csrf_token_for, signed_owner
+from tests.helpers.html import HX, PAGE_BUDGET, Elements
+from tests.helpers.quiz import (
+    BANK,
+    form_value,
+    hidden_texts,
+    learn_ids,
+    question_ids,
+    right_answer,
+    stored_question,
+    wrong_answer,
+)
+from tests.helpers.quiz import start as api_start
 
 ATTEMPT_URL = re.compile(r"/quiz/attempts/[\w-]+")
-
-
-def form_value(answer: object) -> str | list[str]:
-    """An API answer as a form sends it: indices as strings, one per checked box."""
-    if isinstance(answer, list):
-        return [str(index) for index in answer]
-    return str(answer)
 
 
 def csrf_of(html: str) -> str:
@@ -37,10 +39,6 @@ def start(client) -> tuple[str, str]:
     assert response.status_code == 303 and ATTEMPT_URL.fullmatch(url)
     learn_ids(client.app.state.engine, url.rsplit("/", 1)[1], question_ids(client.get(url).text))
     return url, token
-
-
-def question_ids(html: str) -> list[str]:
-    return [attrs["data-question-id"] for attrs in Elements(html).having("data-question-id")]
 
 
 def answer(client, url: str, token: str, question_id: str, value: object, **kwargs):

@@ -19,19 +19,14 @@ from app.quiz.signing import new_seed_text
 from app.settings import Settings
 from app.store.database import open_session
 from app.store.models import Attempt, RateLimitCounter
-from app.web.shared.rate_limiting import client_key, wait_in_words
-from tests.redis_server import free_port, redis_server_url
-from tests.web.test_pages import Elements
-from tests.web.test_quiz_api import right_answer, start
-from tests.web.test_train import SHORT, SHORT_QUERY
+from app.web.platform.rate_limiting import client_key, wait_in_words
+from tests.helpers.html import Elements
+from tests.helpers.net import free_port
+from tests.helpers.quiz import right_answer, start
+from tests.helpers.refusals import REFUSALS
+from tests.helpers.training import SHORT, SHORT_QUERY
+from tests.redis_server import redis_server_url
 
-REFUSALS = {
-    "attempts": "Too many quiz attempts were started from your address",
-    "verify": "Too many certificate lookups came from your address",
-    "train": "Training runs were started too often from your address",
-    "passes": "Certificates were earned too often from your address today, so this passed attempt stays open "
-              "until you can finish it",
-}
 # One request of each kind, and the status it answers while under the limit.
 REQUESTS: dict[str, tuple[Callable[[TestClient], Response], int]] = {
     "attempts": (lambda client: client.post("/api/quiz/attempts"), 201),

@@ -14,11 +14,11 @@ from markupsafe import escape
 
 from app.main import create_app
 from app.services.training_runs import TrainRuns
-from app.training import RECIPES, TrainConfig, run
-from tests.web.test_pages import HX, PAGE_BUDGET, Elements
+from app.training import RECIPES, SCENARIOS, TrainConfig, bytes_per_param, run
+from tests.helpers.html import HX, PAGE_BUDGET, Elements
+from tests.helpers.refusals import is_sentence
+from tests.helpers.training import SHORT, SHORT_QUERY, frames
 
-SHORT = {"steps": 12, "width": 8, "batch_size": 16}
-SHORT_QUERY = "steps=12&width=8&batch=16"
 STATIC = Path(__file__).resolve().parents[2] / "static"
 
 
@@ -27,15 +27,6 @@ def runs(client) -> TrainRuns:
     """The app's slots and cache, fresh, so that a test can count what was computed."""
     client.app.state.train_runs = TrainRuns(max_concurrent=2, workers=client.app.state.train_workers)
     return client.app.state.train_runs
-
-
-def frames(text: str) -> list[dict]:
-    """The events of a server-sent event stream."""
-    return [json.loads(frame.split("\ndata: ", 1)[1]) for frame in text.strip().split("\n\n")]
-
-
-def is_sentence(detail: object) -> bool:
-    return isinstance(detail, str) and 10 < len(detail) < 400 and detail.rstrip().endswith((".", ")"))
 
 
 # -- the page -----------------------------------------------------------------------------------
@@ -51,9 +42,27 @@ def test_a_browser_gets_the_whole_page_with_a_labelled_control_for_every_setting
     assert {a["name"] for a in named} >= {"scenario", "recipe", "dataset", "optimizer", "activation", "steps", "lr",
                                           "width", "depth", "batch", "seed", "loss_scale", "growth_interval", "params"}
     assert all(a["id"] in labels for a in named)
-    assert {a["value"] for a in named if a["name"] == "recipe"} == set(RECIPES)
+    assert [a["value"] for a in named if a["name"] == "recipe"] == list(RECIPES)
+    (scenarios,) = [at for at, (tag, a) in enumerate(page.tags) if tag == "select" and a.get("name") == "scenario"]
+    assert [page.tags[at][1]["value"] for at in page.inside(scenarios)] == list(SCENARIOS)
+    assert [a["data-scenario-link"] for a in page.having("data-scenario-link")] == list(SCENARIOS)
     actions = {a["data-action"] for _, a in page.tags if "data-action" in a}
     assert actions == {"start", "stop", "reset"}
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS.values(), ids=lambda s: s.id)
+def test_each_scenarios_page_explains_it_and_fills_the_form_with_its_settings(client, scenario):
+    page = Elements(client.get(f"/train?scenario={scenario.id}").text)
+    assert page.text_of("data-scenario-title") == scenario.title
+    assert page.text_of("data-explanation") == " ".join(scenario.explanation.split())
+    inputs = {a["name"]: a for tag, a in page.tags if tag == "input" and a.get("type") != "checkbox"}
+    assert [inputs[name]["value"] for name in ("steps", "width", "depth", "batch")] == [
+        str(scenario.steps), str(scenario.width), str(scenario.depth), str(scenario.batch_size)]
+    checked = [a["value"] for tag, a in page.tags if a.get("name") == "recipe" and "checked" in a]
+    assert checked == [r for r in RECIPES if r in scenario.recipes]
+    selected = [a["value"] for tag, a in page.tags if tag == "option" and "selected" in a and a["value"] in SCENARIOS]
+    assert selected == [scenario.id]
+    assert [a["data-scenario-link"] for a in page.having("data-scenario-link") if "aria-current" in a] == [scenario.id]
 
 
 def test_htmx_gets_only_the_results_fragment(client):
@@ -146,17 +155,19 @@ def test_a_page_outside_the_limits_says_why(client, query, phrase):
 
 
 def test_the_api_returns_every_step_of_every_recipe(client):
-    response = client.post("/api/train", json={"scenario": "tiny_gradients", "recipes": ["fp32", "fp16_no_scaling"],
-                                                **SHORT, "seed": 3})
+    response = client.post("/api/train", json={"scenario": "tiny_gradients", "recipes": list(RECIPES), **SHORT,
+                                                "seed": 3})
     assert response.status_code == 200
     result = response.json()
     assert result["config"]["steps"] == 12 and result["config"]["seed"] == 3
-    assert list(result["recipes"]) == ["fp32", "fp16_no_scaling"]
-    for record in result["recipes"].values():
+    assert list(result["recipes"]) == list(RECIPES)
+    for recipe_id, record in result["recipes"].items():
         for series in ("loss", "underflow_fraction", "nonfinite_count", "loss_scale"):
             assert len(record[series]) == 12
         assert isinstance(record["final_loss"], float) and isinstance(record["skipped_steps"], list)
-        assert record["bytes_per_param"]["total"] == 16
+        assert record["bytes_per_param"] == bytes_per_param(RECIPES[recipe_id], "adam")
+    assert result["recipes"]["fp32"]["bytes_per_param"]["total"] == 16
+    assert result["recipes"]["fp16_no_scaling"]["bytes_per_param"]["total"] == 16
     assert result["recipes"]["fp16_no_scaling"]["underflow_fraction"][0] > 0.2  # tiny gradients flushed
 
 

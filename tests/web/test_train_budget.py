@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from app.training import RECIPES, SCENARIOS
-from tests.web.test_pages import Elements
-from tests.web.test_train import is_sentence
+from tests.helpers.html import Elements
+from tests.helpers.refusals import is_sentence
 
 ALL = list(RECIPES)
 # every setting at its largest: within each limit, hours of work together

@@ -17,8 +17,9 @@ from app.main import create_app
 from app.services.train_workers import TrainWorkers
 from app.services.training_runs import RunsBusy, TrainRuns
 from app.training import TrainConfig
-from tests.web.test_pages import Elements
-from tests.web.test_train import SHORT, SHORT_QUERY, frames, is_sentence
+from tests.helpers.html import Elements
+from tests.helpers.refusals import is_sentence
+from tests.helpers.training import SHORT, SHORT_QUERY, frames
 
 CONFIG = TrainConfig(steps=12, width=8, batch_size=16)
 
@@ -49,7 +50,7 @@ def test_a_recorded_run_past_the_deadline_is_refused_and_not_cached(ticking):
     runs = ticking
     with pytest.raises(RunsBusy, match="within its limit of 5 seconds") as refused:
         runs.record(CONFIG)
-    assert is_sentence(str(refused.value)) and int(refused.value.headers["Retry-After"]) > 0
+    assert is_sentence(str(refused.value)) and refused.value.retry_after > 0
     assert runs.running == 0 and runs.cached(CONFIG) is None
 
 

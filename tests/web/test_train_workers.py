@@ -20,17 +20,18 @@ from app.main import create_app
 from app.services.train_workers import NICENESS, TrainWorkers, WorkerTimeout, frame
 from app.services.training_runs import TrainRuns, result
 from app.settings import Settings
-from app.training import TrainConfig, stream
+from app.training import RECIPES, SCENARIOS, TrainConfig, stream
 from app.training.gather import gather
-from tests.web.test_train import SHORT, SHORT_QUERY, frames, is_sentence
+from tests.helpers.refusals import is_sentence
+from tests.helpers.training import SHORT, SHORT_QUERY, frames
 
-# Short runs of each kind of event and arithmetic: FP16 scaling, FP8's delayed scaling, tanh, SGD, a regression
+SHORT_RUN = TrainConfig(steps=12, width=8, batch_size=16, seed=3)
+# Short runs of each kind of event and arithmetic: every scenario's (FP16 scaling and its skipped steps, a
+# regression), and every recipe (FP8's delayed scaling, no master copy) with tanh and SGD
 CONFIGS = {
-    "baseline": TrainConfig(steps=12, width=8, batch_size=16, seed=3),
-    "tiny gradients": TrainConfig(scenario="tiny_gradients", steps=20, width=8, batch_size=16),
-    "large activations": TrainConfig(scenario="large_activations", steps=20, width=8, batch_size=16),
-    "fp8, tanh, sgd": TrainConfig(recipes=("fp8_hybrid_delayed", "fp16_no_master", "bf16_no_master"),
-                                  activation="tanh", optimizer="sgd", steps=25, width=16, batch_size=32, seed=9),
+    **{scenario: TrainConfig(scenario=scenario, steps=20, width=8, batch_size=16) for scenario in SCENARIOS},
+    "every recipe, tanh, sgd": TrainConfig(recipes=tuple(RECIPES), activation="tanh", optimizer="sgd", steps=25,
+                                           width=16, batch_size=32, seed=9),
 }
 LONG = TrainConfig(steps=2000, width=8, batch_size=16)  # seconds of work, never finished here
 
@@ -102,7 +103,7 @@ def test_a_given_up_run_gives_its_process_back_to_the_next_run(workers):
     (pid,) = workers.pids()
     live.close()  # its client went away
     assert runs.running == 0 and workers.idle == 1
-    assert runs.record(CONFIGS["baseline"]) == in_this_process(CONFIGS["baseline"])
+    assert runs.record(SHORT_RUN) == in_this_process(SHORT_RUN)
     assert workers.pids() == {pid}
 
 
@@ -112,7 +113,7 @@ def test_a_run_out_of_time_while_its_process_computes_has_the_process_replaced(w
         run.pull(1.0)
     assert workers.started == 0 and run.exhausted
     runs = TrainRuns(max_concurrent=1, workers=workers)
-    assert runs.record(CONFIGS["baseline"]) == in_this_process(CONFIGS["baseline"])
+    assert runs.record(SHORT_RUN) == in_this_process(SHORT_RUN)
     assert workers.started == 1
 
 
@@ -126,13 +127,13 @@ def test_a_run_whose_process_is_killed_ends_with_a_sentence_and_the_next_gets_a_
     live.close()
     assert [e["type"] for e in events] == ["error"] and is_sentence(events[0]["detail"])
     assert live.finished and runs.running == 0 and runs.cached(LONG) is None
-    assert runs.record(CONFIGS["baseline"]) == in_this_process(CONFIGS["baseline"])
+    assert runs.record(SHORT_RUN) == in_this_process(SHORT_RUN)
     assert killed not in workers.pids() and workers.started == 1
 
 
 def test_closing_the_pool_ends_its_processes(workers):
     runs = TrainRuns(max_concurrent=1, workers=workers)
-    runs.record(CONFIGS["baseline"])
+    runs.record(SHORT_RUN)
     live = runs.live(LONG)
     live.pull()  # one process training, mid-run
     (pid,) = workers.pids()

@@ -5,11 +5,11 @@ stays under 40 KB transferred (DESIGN.md section 5)."""
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
 
 import pytest
 
-from tests.web.test_train import SHORT_QUERY
+from tests.helpers.html import Elements
+from tests.helpers.training import SHORT_QUERY
 
 FIRST_VISIT_BUDGET = 40_000
 GZIP = {"Accept-Encoding": "gzip"}
@@ -22,22 +22,12 @@ PAGES = [
 _IMPORT = re.compile(r'\bfrom\s+"\./([\w.-]+\.js)"')
 
 
-class _Tags(HTMLParser):
-    def __init__(self, html: str) -> None:
-        super().__init__()
-        self.tags: list[tuple[str, dict[str, str]]] = []
-        self.feed(html)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, {name: value or "" for name, value in attrs}))
-
-
 def _first_visit(client, url: str) -> dict[str, int]:  # type: ignore[no-untyped-def]
     """Bytes on the wire (compressed bodies) of everything a first visit to url loads, by URL."""
     page = client.get(url, headers=GZIP)
     assert page.status_code == 200
     transferred = {url: page.num_bytes_downloaded}
-    tags = _Tags(page.text).tags
+    tags = Elements(page.text).tags
     wanted = [a["href"] for tag, a in tags if tag == "link" and a.get("rel") == "stylesheet"]
     wanted += [a["src"] for tag, a in tags if tag == "script" and "src" in a]
     while wanted:
@@ -80,7 +70,7 @@ def test_the_event_stream_is_never_compressed(client):
 
 
 def test_pages_link_static_files_only_under_the_version_of_their_content(client):
-    from app.web.shared.rendering import STATIC_VERSION
+    from app.web.platform.rendering import STATIC_VERSION
 
     for url in PAGES:
         html = client.get(url).text
@@ -98,7 +88,7 @@ def test_a_versioned_static_file_is_cached_for_a_year_and_its_module_imports_too
 
 
 def test_the_version_changes_with_any_file_and_only_with_files(tmp_path):
-    from app.web.shared.rendering import static_version
+    from app.web.platform.rendering import static_version
 
     (tmp_path / "js").mkdir()
     (tmp_path / "js" / "a.js").write_text("export const a = 1;")
@@ -150,6 +140,6 @@ STANDARD_ATTRIBUTES = {
 def test_every_attribute_on_every_page_is_one_html_defines(client, url):
     page = client.get(url)
     assert page.status_code == 200
-    unknown = {name for _, attrs in _Tags(page.text).tags for name in attrs
+    unknown = {name for _, attrs in Elements(page.text).tags for name in attrs
                if not name.startswith(("data-", "aria-")) and name not in STANDARD_ATTRIBUTES}
     assert not unknown, unknown

@@ -2,7 +2,7 @@
 
 /embed/visualise/{format}, /embed/compare and /embed/train are the visualiser, the comparison and the training
 demo themselves (the same route functions), laid out without the site's header and footer (templates/embed/),
-with their links kept under /embed/. Only /embed/* may be framed (app/web/shared/headers.py). Every embeddable page,
+with their links kept under /embed/. Only /embed/* may be framed (app/web/platform/headers.py). Every embeddable page,
 full or framed, shows the iframe snippet of its current state (`share`), and /oembed answers for it.
 """
 
@@ -15,11 +15,12 @@ from typing import Annotated, Any
 from urllib.parse import quote, urlsplit
 
 from fastapi import APIRouter, HTTPException, Query, Request
-from fastapi.responses import JSONResponse
 
+from app.deps import SettingsDep
 from app.formats import SCALAR_FORMATS
-from app.web.shared.deps import SettingsDep
-from app.web.shared.rendering import EMBED_PREFIX, templates
+from app.web.embed.schemas import OEmbed
+from app.web.platform.rendering import EMBED_PREFIX, templates
+from app.web.platform.schemas import refused
 
 router = APIRouter()
 
@@ -109,14 +110,16 @@ def ours(url: str, origin: str) -> Embeddable | None:
     return embeddable(parts.path, parts.query) if same else None
 
 
-@router.get("/oembed", include_in_schema=False)
+@router.get("/oembed", include_in_schema=False, response_model=OEmbed,
+            responses={404: refused("The url is not an embeddable page of this site"),
+                       501: refused("A format other than json")})
 def oembed(
     settings: SettingsDep,
-    url: Annotated[str, Query(max_length=MAX_URL)],
-    response_format: Annotated[str, Query(alias="format")] = "json",
-    maxwidth: Annotated[int | None, Query(ge=1)] = None,
-    maxheight: Annotated[int | None, Query(ge=1)] = None,
-) -> JSONResponse:
+    url: Annotated[str, Query(max_length=MAX_URL, description="an embeddable page of this site, full or /embed/")],
+    response_format: Annotated[str, Query(alias="format", description="json, the only one served")] = "json",
+    maxwidth: Annotated[int | None, Query(ge=1, description="the widest frame the consumer shows, in px")] = None,
+    maxheight: Annotated[int | None, Query(ge=1, description="the tallest frame the consumer shows, in px")] = None,
+) -> dict[str, Any]:
     """A `rich` oEmbed response: the iframe of an embeddable page, never wider or taller than the consumer asked."""
     if response_format != "json":
         raise HTTPException(501, "Only format=json is served here; ask again with format=json.")
@@ -125,8 +128,7 @@ def oembed(
     if page is None:
         raise HTTPException(404, f"Only the visualiser, comparison and training pages of {origin} can be embedded.")
     width, height = min(WIDTH, maxwidth or WIDTH), min(page.height, maxheight or page.height)
-    answer: dict[str, Any] = {
+    return {
         "version": "1.0", "type": "rich", "provider_name": PROVIDER, "provider_url": origin + "/",
         "title": page.title, "html": page.snippet(origin, width, height), "width": width, "height": height,
     }
-    return JSONResponse(answer)

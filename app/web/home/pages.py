@@ -6,8 +6,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from app.formats import encode, get_format, parse_number
-from app.web.shared.rendering import render
-from app.web.visualiser.views import bit_groups, layout_roles, visualise_url
+from app.web.platform.rendering import render
+from app.web.visualise.present import bit_groups, layout_roles, visualise_url
 
 router = APIRouter()
 

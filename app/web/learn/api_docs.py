@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from app.web.shared.rendering import render
+from app.web.platform.rendering import render
 
 router = APIRouter()
 

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
-from app.web.shared.rendering import ROOT
+from app.web.platform.rendering import ROOT
 
 WORDS_PER_MINUTE = 220  # silent reading of non-fiction, the middle of the usual 200-250
 _TEMPLATE_SYNTAX = re.compile(r"{#.*?#}|{%.*?%}|{{.*?}}", re.DOTALL)

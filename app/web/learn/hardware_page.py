@@ -9,14 +9,14 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from app.hardware.datafiles import (
+from app.hardware import (
     MeasuredFile,
     PublishedAccelerator,
     load_measured,
     load_published,
     load_training,
 )
-from app.web.shared.rendering import render
+from app.web.platform.rendering import render
 
 router = APIRouter()
 

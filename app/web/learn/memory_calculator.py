@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
-from app.formats import FormatSpec, InputError
-from app.formats.exact import decimal_string
-from app.training.memory_calc import (
+from app.formats import FormatSpec, InputError, decimal_string
+from app.training import (
     BYTES_PER_GB,
     BYTES_PER_GIB,
+    OPTIMIZERS,
+    RECIPES,
     WEIGHT_FORMATS,
     ZERO_STAGES,
     MemoryReport,
@@ -23,12 +24,11 @@ from app.training.memory_calc import (
     parse_param_count,
     parse_zero_stage,
     recipe_named,
-    stored_bits_per_value,
     weight_format_named,
 )
-from app.training.optim import OPTIMIZERS
-from app.training.recipes import RECIPES
-from app.web.shared.rendering import render
+from app.web.learn.schemas import MemoryEstimate
+from app.web.platform.rendering import render
+from app.web.platform.schemas import refused
 
 router = APIRouter()
 
@@ -37,7 +37,6 @@ DEFAULTS = {"params": "7B", "format": "bfloat16", "recipe": "bf16", "optimizer":
 PARTS = (("weights", "Weights", "weights"), ("master_weights", "FP32 master weights", "FP32 master weights"),
          ("gradients", "Gradients", "gradients"), ("optimizer_states", "Optimizer states", "optimizer states"))
 STAGE_SHARDS = ("nothing", "optimizer states and master weights", "… and gradients", "… and weights: everything")
-OPTIMIZER_NAMES = {"adam": "Adam", "sgd": "SGD with momentum"}
 PARAMS_DOC = "number of parameters: 7B, 70B, 1.5T, 350M, 7e9 or 7000000000"
 NOT_INCLUDED = ("The calculator counts only what grows with the number of parameters. Activations, the KV cache, "
                 "temporary buffers and the framework's own memory are left out: activations and the KV cache grow "
@@ -69,15 +68,15 @@ def _view(report: MemoryReport) -> dict[str, Any]:
     n = report.n_params
     return {
         "report": report,
-        "inference": [{"spec": spec, "bits": number(stored_bits_per_value(spec)),
-                       "bytes": number(stored_bits_per_value(spec) / 8), "gb": amount(b),
+        "inference": [{"spec": spec, "bits": number(spec.bits_per_value),
+                       "bytes": number(spec.bytes_per_value), "gb": amount(b),
                        "gib": amount(b, BYTES_PER_GIB)} for spec, b in report.inference],
         "training": [{"recipe": recipe, "per_param": per_param, "gb": amount(Fraction(per_param["total"] * n))}
                      for recipe, per_param in report.training],
         "zero": [{"stage": stage, "shards": STAGE_SHARDS[stage], "parts": {k: amount(v) for k, v in parts.items()},
                   "gib": amount(parts["total"], BYTES_PER_GIB)} for stage, parts in report.zero],
         "weights": {"gb": amount(report.weights), "gib": amount(report.weights, BYTES_PER_GIB),
-                    "bits": number(stored_bits_per_value(report.weight_format))},
+                    "bits": number(report.weight_format.bits_per_value)},
         "training_gb": amount(Fraction(report.per_param["total"] * n)),
         "per_device": amount(report.per_device["total"]),
     }
@@ -86,17 +85,18 @@ def _view(report: MemoryReport) -> dict[str, Any]:
 @router.get("/learn/memory", include_in_schema=False)
 def memory_page(
     request: Request,
-    params: str = DEFAULTS["params"],
-    format_id: str = Query(DEFAULTS["format"], alias="format"),
-    recipe: str = DEFAULTS["recipe"],
-    optimizer: str = DEFAULTS["optimizer"],
-    devices: str = DEFAULTS["devices"],
-    stage: str = DEFAULTS["stage"],
+    params: Annotated[str, Query()] = DEFAULTS["params"],
+    format_id: Annotated[str, Query(alias="format")] = DEFAULTS["format"],
+    recipe: Annotated[str, Query()] = DEFAULTS["recipe"],
+    optimizer: Annotated[str, Query()] = DEFAULTS["optimizer"],
+    devices: Annotated[str, Query()] = DEFAULTS["devices"],
+    stage: Annotated[str, Query()] = DEFAULTS["stage"],
 ) -> HTMLResponse:
     context: dict[str, Any] = {
         "values": {"params": params, "format": format_id, "recipe": recipe, "optimizer": optimizer,
                    "devices": devices, "stage": stage},
-        "formats": WEIGHT_FORMATS, "recipes": RECIPES.values(), "optimizers": OPTIMIZER_NAMES, "stages": ZERO_STAGES,
+        "formats": WEIGHT_FORMATS, "recipes": RECIPES.values(),
+        "optimizers": {optimizer_id: o.name for optimizer_id, o in OPTIMIZERS.items()}, "stages": ZERO_STAGES,
         "parts": PARTS, "not_included": NOT_INCLUDED, "error": None, "view": None,
     }
     try:
@@ -112,18 +112,25 @@ def _gb(n_bytes: Fraction) -> float:
 
 
 def _weights_json(spec: FormatSpec, n_bytes: Fraction) -> dict[str, Any]:
-    return {"format": spec.id, "bits_per_value": decimal_string(stored_bits_per_value(spec)),
+    return {"format": spec.id, "bits_per_value": decimal_string(spec.bits_per_value),
             "bytes": math.ceil(n_bytes), "gb": _gb(n_bytes)}
 
 
-@router.get("/api/memory", tags=["memory"], summary="Memory for a model's weights and training state")
+def _setting(description: str, alias: str | None = None) -> Any:
+    """One setting of GET /api/memory: a query parameter that is never empty."""
+    return Query(alias=alias, description=description, min_length=1)
+
+
+@router.get("/api/memory", tags=["memory"], summary="Memory for a model's weights and training state",
+            response_model=MemoryEstimate,
+            responses={422: refused("A setting that cannot be read or is unknown; the detail says what is expected")})
 def memory_api(
-    params: str = Query(..., description=PARAMS_DOC),
-    format_id: str = Query(DEFAULTS["format"], alias="format", description="weight format id for inference"),
-    recipe: str = Query(DEFAULTS["recipe"], description=f"training recipe: {', '.join(RECIPES)}"),
-    optimizer: str = Query(DEFAULTS["optimizer"], description=f"optimizer: {', '.join(OPTIMIZERS)}"),
-    devices: str = Query("1", description="data-parallel accelerators the training state is sharded over"),
-    stage: str = Query("0", description="ZeRO stage: 0 (none), 1, 2 or 3"),
+    params: Annotated[str, _setting(PARAMS_DOC)],
+    format_id: Annotated[str, _setting("weight format id for inference", alias="format")] = DEFAULTS["format"],
+    recipe: Annotated[str, _setting(f"training recipe: {', '.join(RECIPES)}")] = DEFAULTS["recipe"],
+    optimizer: Annotated[str, _setting(f"optimizer: {', '.join(OPTIMIZERS)}")] = DEFAULTS["optimizer"],
+    devices: Annotated[str, _setting("data-parallel accelerators the training state is sharded over")] = "1",
+    stage: Annotated[str, _setting("ZeRO stage: 0 (none), 1, 2 or 3")] = "0",
 ) -> dict[str, Any]:
     """Bytes are whole bytes, rounded up; GB is 10^9 bytes. Activations and the KV cache are not included."""
     report = _report(params, format_id, recipe, optimizer, devices, stage)

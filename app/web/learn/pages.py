@@ -6,7 +6,6 @@ calculator, the hardware page) are never shadowed, and an unknown /learn/... is 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -15,13 +14,12 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from app.formats import FORMATS, FormatSpec
-from app.formats.blocks import NF4_BLOCK_SIZE
-from app.learn import DISTRIBUTIONS, SCALES, Measured, measure_formats
-from app.learn.sample_error import SAMPLE_SIZE
+from app.learn import DISTRIBUTIONS, SAMPLE_SIZE, SCALES, Measured, measure_formats
 from app.web.learn.guides import GUIDES, Guide, related
-from app.web.shared.rendering import render
-from app.web.training.views import approx
-from app.web.visualiser.views import layout_roles, power_of_two, shown, visualise_url
+from app.web.platform.rendering import render
+from app.web.train.present import approx
+from app.web.train.recipe_styles import RECIPE_STYLESHEET
+from app.web.visualise.present import layout_roles, power_of_two, shown, visualise_url
 
 router = APIRouter()
 
@@ -52,24 +50,22 @@ def _range_row(spec: FormatSpec) -> dict[str, Any]:
         "fields": layout_roles(spec),
         "max": shown(spec.max, 14, 4),
         "powers": [_power(x) for x in (spec.min_normal, spec.min_subnormal, spec.epsilon)],
-        "digits": f"{(spec.mantissa_bits + 1) * math.log10(2):.1f}",
+        "digits": f"{spec.decimal_digits:.1f}",
     }
 
 
 def _scaling_words(measured: Measured) -> str:
     """How the values were brought into the format's range, in a few words."""
-    format_id = measured.format_id
     if measured.scaling == "direct":
         return "none: cast as it is"
     if measured.scaling == "tensor":
         return "one FP32 absmax scale for the tensor"
-    if format_id == "nf4":
-        return f"one FP32 absmax scale per {NF4_BLOCK_SIZE} values"
-    spec = FORMATS[format_id]
+    spec = FORMATS[measured.format_id]
     scale = spec.scale
-    assert scale is not None, "a block format has a scale format"
-    words = f"one {scale.name.split(' (')[0]} scale per {spec.block_size} values"
-    return words + (", one FP32 scale for the tensor" if format_id == "nvfp4" else "")
+    assert scale is not None, "a format scaled per block has a scale format"
+    absmax = " absmax" if spec.kind == "codebook" else ""
+    words = f"one {scale.name.split(' (')[0]}{absmax} scale per {spec.block_size} values"
+    return words + (", one FP32 scale for the tensor" if spec.id == "nvfp4" else "")
 
 
 def _number(x: float | None) -> str:
@@ -117,7 +113,8 @@ def number_formats(request: Request) -> HTMLResponse:
 
 @router.get("/learn/mixed-precision-training", include_in_schema=False)
 def mixed_precision_training(request: Request) -> HTMLResponse:
-    return _guide(request, GUIDES["mixed-precision-training"], {"tiny_gradients_run": TINY_GRADIENTS_RUN})
+    context = {"tiny_gradients_run": TINY_GRADIENTS_RUN, "recipe_stylesheet": RECIPE_STYLESHEET}
+    return _guide(request, GUIDES["mixed-precision-training"], context)
 
 
 @router.get("/learn/quantisation", include_in_schema=False)

@@ -10,30 +10,35 @@ import re
 from dataclasses import dataclass
 from typing import Annotated, Any, NamedTuple
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
-from app.quiz import AnswerError, Bank, ChoiceQuestion, Feedback, grade, public_question, question_from_id
-from app.quiz.grading import MAX_ANSWER_LENGTH
-from app.settings import Settings
-from app.store.attempts import AlreadyAnswered, AttemptFinished, QuestionNotDrawn
-from app.store.models import NAME_MAX_LENGTH, Attempt
-from app.web.quiz.api import (
-    ANSWERED,
-    FINISHED,
-    NOT_DRAWN,
+from app.deps import BankDep, DbDep, HtmxDep, SettingsDep, SigningKeyDep
+from app.quiz import (
+    MAX_ANSWER_LENGTH,
+    Bank,
+    ChoiceQuestion,
+    Feedback,
+    public_question,
+)
+from app.refusal import Refusal
+from app.services.quiz_attempts import (
+    NAME_MAX_LENGTH,
+    Attempt,
+    Reviewed,
     answer_question,
     drawn_question_id,
     finish,
     owned_attempt,
+    review,
     start_attempt,
 )
-from app.web.shared.csrf import check_csrf, csrf_token_for, new_owner_token, owner_cookie, set_owner_cookie
-from app.web.shared.deps import BankDep, DbDep, HtmxDep, SettingsDep, SigningKeyDep
-from app.web.shared.rate_limiting import rate_limited
-from app.web.shared.rendering import render
+from app.settings import Settings
+from app.web.platform.csrf import check_csrf, csrf_token_for, new_owner_token, owner_cookie, set_owner_cookie
+from app.web.platform.rate_limiting import rate_limited
+from app.web.platform.rendering import render
 
 router = APIRouter()
 
@@ -67,27 +72,25 @@ class AnswerForm(BaseModel):
     answer: list[str] = []
 
 
-def _view(number: int, bank: Bank, seed: int, question_id: str, given: str | None,
-          refused: Refused | None) -> QuestionView:
-    question = question_from_id(bank, question_id)
-    public = public_question(question, seed)
-    error, typed = (refused.sentence, refused.typed) if refused and refused.question_id == question_id else (None, "")
-    if given is None:
-        return QuestionView(number, public, error=error, typed=typed)
-    indices = re.split(r"[\s,]+", given.strip()) if isinstance(question, ChoiceQuestion) else []  # as grade reads them
+def _view(reviewed: Reviewed, seed: int, refused: Refused | None) -> QuestionView:
+    public = public_question(reviewed.question, seed)
+    mine = refused is not None and refused.question_id == reviewed.question.id
+    error, typed = (refused.sentence, refused.typed) if refused and mine else (None, "")
+    if reviewed.given is None:
+        return QuestionView(reviewed.number, public, error=error, typed=typed)
+    indices = re.split(r"[\s,]+", reviewed.given.strip()) if isinstance(reviewed.question, ChoiceQuestion) else []
     picked = frozenset(int(index) for index in indices if index)
-    return QuestionView(number, public, given, picked, grade(question, given), error)
+    return QuestionView(reviewed.number, public, reviewed.given, picked, reviewed.feedback, error)
 
 
 def _attempt_context(
     attempt: Attempt, bank: Bank, settings: Settings, csrf: str, refused: Refused | None = None, **extra: Any
 ) -> dict[str, Any]:
     """Everything the attempt page shows, with the sentence of a refused answer at its question."""
-    given = {answer.question_id: answer.answer for answer in attempt.answers}
-    views = [_view(number, bank, attempt.seed, question_id, given.get(question_id), refused)
-             for number, question_id in enumerate(attempt.question_ids, start=1)]
+    views = [_view(reviewed, attempt.seed, refused) for reviewed in review(bank, attempt)]
     return {
-        "attempt": attempt, "questions": views, "total": len(views), "answered": len(given),
+        "attempt": attempt, "questions": views, "total": len(views),
+        "answered": sum(view.feedback is not None for view in views),
         "right": sum(view.feedback.correct for view in views if view.feedback),
         "pass_percent": round(settings.pass_mark * 100), "quiz_name": settings.quiz_name,
         "csrf_token": csrf, "name": "", "finish_error": None,
@@ -101,12 +104,8 @@ def _take_answer(session: Session, bank: Bank, attempt: Attempt, question_id: st
         return NO_ANSWER
     try:
         answer_question(session, bank, attempt, question_id, values[0] if len(values) == 1 else values)
-    except AnswerError as unreadable:
-        return str(unreadable)
-    except AlreadyAnswered:
-        return ANSWERED
-    except AttemptFinished:
-        return FINISHED
+    except Refusal as refused:
+        return str(refused)
     return None
 
 
@@ -150,10 +149,7 @@ def answer(
 ) -> Response:
     owner = check_csrf(request, key, form.csrf_token)
     attempt = owned_attempt(session, attempt_id, owner)
-    try:
-        question_id = drawn_question_id(attempt, form.question_id)
-    except QuestionNotDrawn:
-        raise HTTPException(422, NOT_DRAWN) from None
+    question_id = drawn_question_id(attempt, form.question_id)
     values = [value for value in form.answer if value.strip()]
     error = _take_answer(session, bank, attempt, form.question_id, values)
     number = attempt.question_ids.index(question_id) + 1
@@ -176,7 +172,7 @@ def finish_page(
     attempt = owned_attempt(session, attempt_id, owner)
     try:
         finish(session, attempt, settings, key, name, lambda: request.app.state.rate_limits.check(request, "passes"))
-    except ValueError as refused:
+    except Refusal as refused:  # a name that cannot be printed
         context = _attempt_context(attempt, bank, settings, csrf_token_for(key, owner), finish_error=str(refused),
                                    name=name[:NAME_MAX_LENGTH])
         return render(request, "quiz_attempt.html", context, fragment="finish", status_code=422)

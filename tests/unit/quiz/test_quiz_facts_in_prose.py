@@ -1,5 +1,5 @@
 """Facts the quiz teaches in prose about PyTorch's defaults and the block formats, checked against torch and the
-lab's block quantiser. (The facts about the edges of scalar formats are in tests/unit/test_format_edges.py.)"""
+lab's block quantiser. (The facts about the edges of scalar formats are in tests/unit/formats/test_format_edges.py.)"""
 
 from __future__ import annotations
 

@@ -129,6 +129,7 @@ def test_result_has_the_runners_shape_and_every_torch_recipe_trains():
     assert result["recipes"]["tf32"]["matmul_format"] == "float32"  # CPU has no TF32 path
 
 
-def test_fp8_is_refused_before_any_training():
-    with pytest.raises(ConfigError, match="Transformer Engine"):
-        run_torch(TrainConfig(recipes=("fp32", "fp8_hybrid_delayed")))
+@pytest.mark.parametrize("recipe_id", [r for r in RECIPES if r not in TORCH_RECIPES])
+def test_a_recipe_without_a_torch_form_is_refused_before_any_training(recipe_id):
+    with pytest.raises(ConfigError, match=f"no form of '{recipe_id}'.*Transformer Engine"):
+        run_torch(TrainConfig(recipes=("fp32", recipe_id)))

@@ -66,7 +66,7 @@ def test_limits_raise_with_a_message_naming_them(change, message):
 def test_limits_allow_every_recipe_with_each_maximum_alone():
     assert LIMITS["steps"][1] == 2000
     config = TrainConfig(recipes=tuple(RECIPES), steps=2000, width=2, depth=1, batch_size=1).resolved()
-    assert len(config.recipes) == 9 == len(RECIPES)
+    assert config.recipes == tuple(RECIPES)
 
 
 def test_a_scenario_fills_what_was_left_open():
@@ -150,22 +150,23 @@ def test_the_same_configuration_and_seed_give_the_same_numbers_bit_for_bit():
 
 
 def test_every_recipe_starts_from_the_same_weights_and_data():
-    result = run(TrainConfig(recipes=("fp32", "tf32", "bf16"), steps=1))
+    result = run(TrainConfig(recipes=tuple(RECIPES), steps=1))
     losses = [r["loss"][0] for r in result["recipes"].values()]
-    assert max(losses) - min(losses) < 0.01  # only rounding tells them apart
+    assert len(losses) == len(RECIPES)
+    assert max(losses) - min(losses) < 0.01  # only rounding tells them apart (measured: 0.0017, FP8's)
 
 
-def test_weights_without_a_master_copy_stay_in_their_format():
+@pytest.mark.parametrize("recipe", [r for r in RECIPES.values() if not r.master_weights], ids=lambda r: r.id)
+def test_weights_without_a_master_copy_stay_in_their_format(recipe):
     data = make_dataset("spiral", 0)
     mlp = MLP(2, 8, 2, 2)
-    for recipe_id in ("fp16_no_master", "bf16_no_master"):
-        recipe = RECIPES[recipe_id]
-        trainer = RecipeTrainer(recipe, mlp, mlp.init_params(0), task="classification", optimizer="adam",
-                                learning_rate=0.01, loss_weight=1.0, static_loss_scale=1.0, growth_interval=5)
-        for _ in range(5):
-            trainer.step(data.x_train[:32], data.y_train[:32])
-        np.testing.assert_array_equal(round_to_format(trainer.params, get_format(recipe.weights)),
-                                      trainer.params)
+    trainer = RecipeTrainer(recipe, mlp, mlp.init_params(0), task="classification", optimizer="adam",
+                            learning_rate=0.01, loss_weight=1.0, static_loss_scale=1.0, growth_interval=5)
+    before = trainer.params.copy()
+    for _ in range(5):
+        trainer.step(data.x_train[:32], data.y_train[:32])
+    assert not np.array_equal(trainer.params, before)  # trained: the updates reached the weights
+    np.testing.assert_array_equal(round_to_format(trainer.params, get_format(recipe.weights)), trainer.params)
 
 
 def test_memory_per_parameter():
@@ -186,7 +187,8 @@ def test_memory_per_parameter():
 
 
 def test_the_training_core_imports_only_numpy_ml_dtypes_the_standard_library_and_formats():
-    """The optional torch backend (torch_*.py, extra [torch]) may import torch; nothing else may."""
+    """The optional torch backend (torch_*.py, extra [torch]) may import torch; nothing else may. Of the app,
+    only the formats core and the leaf module of refusals (app/refusal.py, which imports nothing)."""
     for path in Path(app.training.__file__).parent.glob("*.py"):
         allowed = {"numpy", "ml_dtypes", "app"} | ({"torch"} if path.name.startswith("torch_") else set())
         for node in ast.walk(ast.parse(path.read_text())):
@@ -200,4 +202,4 @@ def test_the_training_core_imports_only_numpy_ml_dtypes_the_standard_library_and
                 top = name.split(".")[0]
                 assert top in allowed or top in sys.stdlib_module_names, (path.name, name)
                 if top == "app":
-                    assert name.startswith(("app.formats", "app.training")), (path.name, name)
+                    assert name == "app.refusal" or name.startswith(("app.formats", "app.training")), (path.name, name)

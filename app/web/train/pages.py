@@ -1,0 +1,125 @@
+"""The live training demo: the /train page, the run's event stream, and (in train_api) POST /api/train.
+
+Without JavaScript the form asks for `run=1` and the page shows the finished run as SVG charts; with it,
+the page streams /train/stream?<the same query> and draws every step as it comes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response, StreamingResponse
+from starlette.types import Message, Receive, Scope, Send
+
+from app.deps import RunsDep
+from app.refusal import Refusal
+from app.services.training_runs import replay, result
+from app.training import OPTIMIZERS, RECIPES, SCENARIOS
+from app.web.platform.rate_limiting import rate_limited
+from app.web.platform.rendering import EMBED_PREFIX, link_prefix, render
+from app.web.train.charts import charts
+from app.web.train.inputs import SETTINGS, config_from_query, form_values, model_size, scenario_defaults
+from app.web.train.present import FINAL_COLUMNS, MEMORY_PARTS, final_rows, in_words, memory_rows
+from app.web.train.recipe_styles import RECIPE_STYLESHEET
+
+router = APIRouter()
+
+
+class _ClientStalled(Exception):
+    """The client took none of the frames sent to it in the time allowed."""
+
+
+class EventStream(StreamingResponse):
+    """Server-sent events; `on_close` runs however the response ends, the client going away included.
+
+    A live run's stream also bounds each write, for a client that reads nothing (its socket's buffers full):
+    when its run's deadline passes during a write, `on_close` runs then, giving the run's slot back; when a
+    write has waited `send_timeout` seconds, the stream ends there, unfinished.
+    """
+
+    media_type = "text/event-stream"
+
+    def __init__(self, content: AsyncIterator[bytes], on_close: Callable[[], None] | None = None,
+                 send_timeout: float | None = None, seconds_left: Callable[[], float] | None = None) -> None:
+        super().__init__(content, headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        self.on_close, self.send_timeout, self.seconds_left = on_close, send_timeout, seconds_left
+
+    async def _send_in_time(self, send: Send, message: Message) -> None:
+        assert self.send_timeout is not None and self.seconds_left is not None
+        sending = asyncio.ensure_future(send(message))
+        left = self.seconds_left()
+        if left < self.send_timeout:
+            await asyncio.wait({sending}, timeout=max(left, 0))
+            if not sending.done() and self.on_close:
+                self.on_close()  # the run's time is up while its client waits: its slot goes back now
+        await asyncio.wait({sending}, timeout=self.send_timeout)
+        if not sending.done():
+            sending.cancel()
+            raise _ClientStalled
+        sending.result()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        bounded = None if self.send_timeout is None else functools.partial(self._send_in_time, send)
+        try:
+            await super().__call__(scope, receive, bounded or send)
+        except _ClientStalled:
+            pass  # the server closes a connection whose response ended unfinished
+        finally:
+            if self.on_close:
+                self.on_close()
+
+
+def _page_context(values: dict[str, Any], prefix: str) -> dict[str, Any]:
+    scenario = SCENARIOS.get(values["scenario"], SCENARIOS["baseline"])
+    return {
+        "prefix": prefix, "recipe_stylesheet": RECIPE_STYLESHEET,
+        "values": values, "settings": SETTINGS, "recipes": RECIPES.values(), "scenarios": SCENARIOS.values(),
+        "scenario": scenario, "defaults": {s: scenario_defaults(s) for s in SCENARIOS},
+        "final_columns": FINAL_COLUMNS, "memory_parts": MEMORY_PARTS,
+        "error": None, "result": None, "charts": [], "final": [], "memory": [], "model_size": None,
+    }
+
+
+@router.get("/train", include_in_schema=False)
+@router.get(EMBED_PREFIX + "/train", include_in_schema=False)
+def train_page(request: Request, runs: RunsDep) -> HTMLResponse:
+    """The demo page; under /embed/ (app/web/embed/pages.py) the same page, framed, its links kept in the frame."""
+    query = request.query_params
+    context = _page_context(form_values(query), link_prefix(request.url.path))
+    status, headers = 200, {}
+    try:
+        config = config_from_query(query)
+        resolved = config.resolved()
+        size = model_size(query.get("params"))
+        context |= {"memory": memory_rows(resolved.recipes, resolved.optimizer, size),
+                    "model_size": in_words(size), "optimizer_name": OPTIMIZERS[resolved.optimizer].name}
+        if query.get("run"):
+            # Only a run that trains counts: not the form, and not the finished table the script fetches
+            # from the cache after streaming the run (the stream counted it).
+            if runs.cached(config) is None:
+                request.app.state.rate_limits.check(request, "train")
+            finished = result(runs.record(config))
+            context |= {"result": finished, "charts": charts(finished), "final": final_rows(finished)}
+    except Refusal as refused:
+        context["error"], status = str(refused), refused.status
+        if refused.retry_after is not None:
+            headers["Retry-After"] = str(refused.retry_after)
+    response = render(request, "train.html", context, fragment="results", status_code=status)
+    response.headers.update(headers)
+    return response
+
+
+@router.get("/train/stream", include_in_schema=False, dependencies=[rate_limited("train")])
+def train_stream(request: Request, runs: RunsDep) -> Response:
+    """The run as server-sent events: start, one per step, done; a cached run is replayed at once."""
+    config = config_from_query(request.query_params)
+    recorded = runs.cached(config)
+    if recorded is not None:
+        return EventStream(replay(recorded))
+    live = runs.live(config)  # a refusal is answered in JSON, which the page's script shows
+    return EventStream(live.frames(), on_close=live.close, send_timeout=runs.send_timeout,
+                       seconds_left=live.seconds_left)

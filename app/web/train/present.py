@@ -1,0 +1,94 @@
+"""A run's numbers as the /train page shows them: the final table and the memory table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from app.training import RECIPES, OptimizerId, RecipeId, bytes_per_param
+
+_BYTES_PER_GB = Decimal(10**9)
+MEMORY_PARTS = (("weights", "Weights"), ("master_weights", "FP32 master copy"), ("gradients", "Gradients"),
+                ("optimizer_states", "Optimizer states"), ("total", "Total"))
+
+
+def approx(value: float | None, digits: int = 4) -> str:
+    """A number to `digits` significant digits, marked "≈" when that rounds it; "—" for NaN or infinity."""
+    if value is None:
+        return "—"
+    if float(value).is_integer() and abs(value) < 10**15:
+        return str(int(value))
+    text = f"{value:.{digits}g}"
+    return text if float(text) == value else "≈" + text
+
+
+def percent(share: float | None) -> str:
+    return "—" if share is None else approx(100 * share, 3) + "%"
+
+
+@dataclass(frozen=True)
+class FinalRow:
+    """One recipe's line of the table of a finished run; `exact` keeps each shown number in full (repr)."""
+
+    recipe: str
+    name: str
+    shown: dict[str, str]
+    exact: dict[str, str]
+    diverged: str | None  # the sentence of the run's diverged event
+
+
+FINAL_COLUMNS = (
+    ("final_loss", "Final loss"), ("final_accuracy", "Accuracy"), ("test_loss", "Test loss"),
+    ("test_accuracy", "Test accuracy"), ("skipped_steps", "Skipped steps"),
+    ("nonfinite", "Non-finite gradients"), ("underflow", "Mean underflow"), ("loss_scale", "Final loss scale"),
+)
+
+
+def final_rows(result: dict[str, Any]) -> list[FinalRow]:
+    rows = []
+    for recipe_id, r in result["recipes"].items():
+        underflow = r["underflow_fraction"]
+        values: dict[str, Any] = {
+            "final_loss": r["final_loss"], "final_accuracy": r["final_accuracy"], "test_loss": r["test_loss"],
+            "test_accuracy": r["test_accuracy"], "skipped_steps": len(r["skipped_steps"]),
+            "nonfinite": sum(r["nonfinite_count"]), "underflow": sum(underflow) / len(underflow),
+            "loss_scale": r["loss_scale"][-1],
+        }
+        shown = {name: approx(value) for name, value in values.items()}
+        for name in ("final_accuracy", "test_accuracy", "underflow"):
+            shown[name] = percent(values[name])
+        rows.append(FinalRow(recipe_id, r["name"], shown, {name: repr(v) for name, v in values.items()},
+                             r["diverged"] and r["diverged"]["detail"]))
+    return rows
+
+
+@dataclass(frozen=True)
+class MemoryRow:
+    recipe: RecipeId
+    name: str
+    bytes: dict[str, int]  # per parameter, by part
+    gigabytes: str  # the total for the model size asked for
+
+
+def gigabytes(n_bytes: int) -> str:
+    """Bytes in GB (10^9 bytes): whole GB from 1000 up, else four significant digits; "≈" when rounded."""
+    exact = Decimal(n_bytes) / _BYTES_PER_GB
+    text = f"{round(exact):,}" if exact >= 1000 else f"{float(exact):.4g}"
+    return text if Decimal(text.replace(",", "")) == exact else "≈" + text
+
+
+def memory_rows(recipes: tuple[RecipeId, ...], optimizer: OptimizerId, model_size: int) -> list[MemoryRow]:
+    rows = []
+    for recipe_id in recipes:
+        parts = bytes_per_param(RECIPES[recipe_id], optimizer)
+        rows.append(MemoryRow(recipe_id, RECIPES[recipe_id].name, parts, gigabytes(parts["total"] * model_size)))
+    return rows
+
+
+def in_words(n: int) -> str:
+    """A parameter count as people say it: 7 billion, 350 million."""
+    for size, word in ((10**12, "trillion"), (10**9, "billion"), (10**6, "million"), (10**3, "thousand")):
+        if n >= size:
+            return f"{approx(n / size)} {word}"
+    return str(n)

@@ -1,0 +1,78 @@
+"""One HTML parser for every test that reads a page or a template: the start tags with their attributes, the
+text inside each element, and the elements each tag lies in. Also what the page tests share: htmx's request
+header and the first visit's budget."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+HX = {"HX-Request": "true"}
+PAGE_BUDGET = 150_000  # bytes a first visit of a page loads: its HTML, stylesheets and scripts
+# The elements HTML gives no end tag; every other element, SVG's <path> and <line> included, is closed by one.
+VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
+                  "wbr"})
+
+
+class Elements(HTMLParser):
+    """Every start tag of a document, in order, with its attributes; the text inside each element; and, for each
+    tag, the elements open around it (outermost first)."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str]]] = []
+        self.texts: list[str] = []
+        self.parents: list[tuple[int, ...]] = []
+        self._open: list[int] = []
+        self.feed(html)
+        self.close()
+
+    def _start(self, tag: str, attrs: list[tuple[str, str | None]]) -> int:
+        self.tags.append((tag, {name: value or "" for name, value in attrs}))
+        self.texts.append("")
+        self.parents.append(tuple(self._open))
+        return len(self.tags) - 1
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        index = self._start(tag, attrs)
+        if tag not in VOID:
+            self._open.append(index)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._start(tag, attrs)  # <path ... />: closed where it opens
+
+    def handle_endtag(self, tag: str) -> None:
+        """Close the innermost open element of that name, and any left open inside it; a stray end tag closes
+        nothing."""
+        for depth in range(len(self._open) - 1, -1, -1):
+            if self.tags[self._open[depth]][0] == tag:
+                del self._open[depth:]
+                return
+
+    def handle_data(self, data: str) -> None:
+        for index in self._open:
+            self.texts[index] += data
+
+    def having(self, attribute: str) -> list[dict[str, str]]:
+        """The attributes of every element that carries `attribute`."""
+        return [attrs for _, attrs in self.tags if attribute in attrs]
+
+    def texts_of(self, attribute: str) -> list[str]:
+        """The text, whitespace collapsed, of every element that carries `attribute`."""
+        return [" ".join(self.texts[i].split()) for i, (_, attrs) in enumerate(self.tags) if attribute in attrs]
+
+    def text_of(self, attribute: str) -> str:
+        """The text, whitespace collapsed, of the first element that carries `attribute`."""
+        index = next(i for i, (_, attrs) in enumerate(self.tags) if attribute in attrs)
+        return " ".join(self.texts[index].split())
+
+    def ids(self) -> list[str]:
+        return [attrs["id"] for _, attrs in self.tags if "id" in attrs]
+
+    def inside(self, index: int) -> list[int]:
+        """The indices of the tags within the element at `index`, in document order."""
+        inner = []
+        for later in range(index + 1, len(self.tags)):
+            if index not in self.parents[later]:
+                break  # an element's content is one run of the document
+            inner.append(later)
+        return inner
