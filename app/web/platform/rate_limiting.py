@@ -12,15 +12,18 @@ from __future__ import annotations
 import ipaddress
 import math
 import time
+from typing import Literal
 
-from fastapi import Depends, HTTPException, Request, params
+from fastapi import Depends, Request, params
 from limits import RateLimitItem, parse_many
 from limits.storage import Storage
 from limits.strategies import MovingWindowRateLimiter
 
+from app.refusal import Refusal
 from app.settings import Settings
 
-_REFUSED = {
+Kind = Literal["attempts", "verify", "train", "passes"]
+_REFUSED: dict[Kind, str] = {
     "attempts": "Too many quiz attempts were started from your address",
     "verify": "Too many certificate lookups came from your address",
     "train": "Training runs were started too often from your address",
@@ -43,28 +46,37 @@ def client_key(host: str | None, ipv6_prefix: int) -> str:
     return str(ipaddress.IPv6Network((address, ipv6_prefix), strict=False))
 
 
+class TooOften(Refusal):
+    """A request over a rate limit: 429, and how long to wait."""
+
+    status = 429
+
+    def __init__(self, sentence: str, retry_after: int) -> None:
+        super().__init__(sentence)
+        self.retry_after = retry_after
+
+
 class RateLimits:
     """Moving-window limits per client IP, counted in a storage that every instance shares."""
 
     def __init__(self, settings: Settings, storage: Storage) -> None:
         self._limiter = MovingWindowRateLimiter(storage)
         self._ipv6_prefix = settings.rate_limit_ipv6_prefix
-        self._limits: dict[str, list[RateLimitItem]] = {
+        self._limits: dict[Kind, list[RateLimitItem]] = {
             "attempts": parse_many(settings.rate_limit_attempts),
             "verify": parse_many(settings.rate_limit_verify),
             "train": parse_many(settings.rate_limit_train),
             "passes": parse_many(settings.rate_limit_passes),
         }
 
-    def check(self, request: Request, kind: str) -> None:
+    def check(self, request: Request, kind: Kind) -> None:
         """Count one request of this kind; 429 with Retry-After and a sentence when it is over a limit."""
         client = client_key(request.client.host if request.client else None, self._ipv6_prefix)
         for limit in self._limits[kind]:
             if not self._limiter.hit(limit, kind, client):
                 reset_at = self._limiter.get_window_stats(limit, kind, client).reset_time
                 seconds = max(1, math.ceil(reset_at - time.time()))
-                raise HTTPException(429, f"{_REFUSED[kind]}; please try again in {wait_in_words(seconds)}.",
-                                    headers={"Retry-After": str(seconds)})
+                raise TooOften(f"{_REFUSED[kind]}; please try again in {wait_in_words(seconds)}.", seconds)
 
 
 def wait_in_words(seconds: int) -> str:
@@ -76,11 +88,17 @@ def wait_in_words(seconds: int) -> str:
     return f"{math.ceil(seconds / 3600)} hours"
 
 
-def rate_limited(kind: str) -> params.Depends:
+def count_request(request: Request, kind: Kind) -> None:
+    """Count the request against the `kind` limit of the app's RateLimits: the one way every route counts, as a
+    dependency (`rate_limited`) or, where only some requests count, in its body."""
+    request.app.state.rate_limits.check(request, kind)
+
+
+def rate_limited(kind: Kind) -> params.Depends:
     """A route dependency that counts the request against the `kind` limit."""
 
     def check(request: Request) -> None:
-        request.app.state.rate_limits.check(request, kind)
+        count_request(request, kind)
 
     dependency: params.Depends = Depends(check)
     return dependency

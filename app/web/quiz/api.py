@@ -22,7 +22,7 @@ from app.services.quiz_attempts import (
     start_attempt,
 )
 from app.web.platform.csrf import new_owner_token
-from app.web.platform.rate_limiting import rate_limited
+from app.web.platform.rate_limiting import count_request, rate_limited
 from app.web.platform.schemas import UNREADABLE_BODY, refused
 from app.web.quiz.schemas import AnswerFeedback, AttemptResult, AttemptStarted
 
@@ -104,5 +104,5 @@ def finish_api(
 ) -> dict[str, Any]:
     attempt = owned_attempt(session, attempt_id, token)
     finished = finish(session, attempt, settings, key, body.name,
-                      lambda: request.app.state.rate_limits.check(request, "passes"))
+                      lambda: count_request(request, "passes"))
     return result_json(finished)

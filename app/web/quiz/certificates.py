@@ -40,7 +40,7 @@ from app.services.certificates import (
     signature_valid,
 )
 from app.settings import Settings
-from app.web.platform.rate_limiting import rate_limited
+from app.web.platform.rate_limiting import count_request, rate_limited
 from app.web.platform.rendering import render, templates
 from app.web.platform.schemas import refused
 from app.web.quiz.schemas import CertificateRecord, KeySet, PublicKey
@@ -191,7 +191,7 @@ def verify_form(
 ) -> Response:
     if typed is None:
         return render(request, "verify.html", {"typed": "", "certificate": None})
-    request.app.state.rate_limits.check(request, "verify")  # only a lookup counts, not the empty form
+    count_request(request, "verify")  # only a lookup counts, not the empty form
     certificate = find_certificate(session, typed)
     if certificate is None:
         return _verify_page(request, typed, None, keys)

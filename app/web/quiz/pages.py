@@ -37,7 +37,7 @@ from app.services.quiz_attempts import (
 )
 from app.settings import Settings
 from app.web.platform.csrf import check_csrf, csrf_token_for, new_owner_token, owner_cookie, set_owner_cookie
-from app.web.platform.rate_limiting import rate_limited
+from app.web.platform.rate_limiting import count_request, rate_limited
 from app.web.platform.rendering import render
 
 router = APIRouter()
@@ -171,7 +171,7 @@ def finish_page(
     owner = check_csrf(request, key, csrf_token)
     attempt = owned_attempt(session, attempt_id, owner)
     try:
-        finish(session, attempt, settings, key, name, lambda: request.app.state.rate_limits.check(request, "passes"))
+        finish(session, attempt, settings, key, name, lambda: count_request(request, "passes"))
     except Refusal as refused:  # a name that cannot be printed
         context = _attempt_context(attempt, bank, settings, csrf_token_for(key, owner), finish_error=str(refused),
                                    name=name[:NAME_MAX_LENGTH])

@@ -19,7 +19,7 @@ from app.deps import RunsDep
 from app.refusal import Refusal
 from app.services.training_runs import replay, result
 from app.training import OPTIMIZERS, RECIPES, SCENARIOS
-from app.web.platform.rate_limiting import rate_limited
+from app.web.platform.rate_limiting import count_request, rate_limited
 from app.web.platform.rendering import EMBED_PREFIX, link_prefix, render
 from app.web.train.charts import charts
 from app.web.train.inputs import SETTINGS, config_from_query, form_values, model_size, scenario_defaults
@@ -101,7 +101,7 @@ def train_page(request: Request, runs: RunsDep) -> HTMLResponse:
             # Only a run that trains counts: not the form, and not the finished table the script fetches
             # from the cache after streaming the run (the stream counted it).
             if runs.cached(config) is None:
-                request.app.state.rate_limits.check(request, "train")
+                count_request(request, "train")
             finished = result(runs.record(config))
             context |= {"result": finished, "charts": charts(finished), "final": final_rows(finished)}
     except Refusal as refused:
