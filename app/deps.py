@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Annotated
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from fastapi import Depends, Request
+from fastapi import Depends, Request, params
 from sqlalchemy.orm import Session
 
 from app.quiz import Bank
@@ -14,6 +14,7 @@ from app.services.database import open_session
 from app.services.training_runs import TrainRuns
 from app.settings import Settings
 from app.web.platform.csrf import api_owner_token
+from app.web.platform.rate_limiting import Kind, count_request
 from app.web.platform.rendering import wants_fragment
 
 
@@ -75,3 +76,13 @@ RunsDep = Annotated[TrainRuns, Depends(train_runs)]
 
 ApiTokenDep = Annotated[str, Depends(api_owner_token)]
 """The owner token a JSON API call sends in X-Attempt-Token."""
+
+
+def rate_limited(kind: Kind) -> params.Depends:
+    """A route dependency that counts the request against the `kind` limit."""
+
+    def check(request: Request) -> None:
+        count_request(request, kind)
+
+    dependency: params.Depends = Depends(check)
+    return dependency

@@ -14,7 +14,7 @@ import math
 import time
 from typing import Literal
 
-from fastapi import Depends, Request, params
+from fastapi import Request
 from limits import RateLimitItem, parse_many
 from limits.storage import Storage
 from limits.strategies import MovingWindowRateLimiter
@@ -90,15 +90,5 @@ def wait_in_words(seconds: int) -> str:
 
 def count_request(request: Request, kind: Kind) -> None:
     """Count the request against the `kind` limit of the app's RateLimits: the one way every route counts, as a
-    dependency (`rate_limited`) or, where only some requests count, in its body."""
+    dependency (app.deps.rate_limited) or, where only some requests count, in its body."""
     request.app.state.rate_limits.check(request, kind)
-
-
-def rate_limited(kind: Kind) -> params.Depends:
-    """A route dependency that counts the request against the `kind` limit."""
-
-    def check(request: Request) -> None:
-        count_request(request, kind)
-
-    dependency: params.Depends = Depends(check)
-    return dependency

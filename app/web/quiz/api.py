@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from app.deps import ApiTokenDep, BankDep, DbDep, SettingsDep, SigningKeyDep
+from app.deps import ApiTokenDep, BankDep, DbDep, SettingsDep, SigningKeyDep, rate_limited
 from app.quiz import public_question
 from app.services.quiz_attempts import (
     NAME_MAX_LENGTH,
@@ -22,7 +22,7 @@ from app.services.quiz_attempts import (
     start_attempt,
 )
 from app.web.platform.csrf import new_owner_token
-from app.web.platform.rate_limiting import count_request, rate_limited
+from app.web.platform.rate_limiting import count_request
 from app.web.platform.schemas import UNREADABLE_BODY, refused
 from app.web.quiz.schemas import AnswerFeedback, AttemptResult, AttemptStarted
 

@@ -15,7 +15,7 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from markupsafe import Markup
 
-from app.deps import DbDep, SettingsDep, SigningKeyDep, VerificationKeysDep
+from app.deps import DbDep, SettingsDep, SigningKeyDep, VerificationKeysDep, rate_limited
 from app.quiz import (
     EXAMPLE_ID,
     credential,
@@ -40,7 +40,7 @@ from app.services.certificates import (
     signature_valid,
 )
 from app.settings import Settings
-from app.web.platform.rate_limiting import count_request, rate_limited
+from app.web.platform.rate_limiting import count_request
 from app.web.platform.rendering import render, templates
 from app.web.platform.schemas import refused
 from app.web.quiz.schemas import CertificateRecord, KeySet, PublicKey

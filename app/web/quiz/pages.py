@@ -15,7 +15,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
-from app.deps import BankDep, DbDep, HtmxDep, SettingsDep, SigningKeyDep
+from app.deps import BankDep, DbDep, HtmxDep, SettingsDep, SigningKeyDep, rate_limited
 from app.quiz import (
     MAX_ANSWER_LENGTH,
     Bank,
@@ -37,7 +37,7 @@ from app.services.quiz_attempts import (
 )
 from app.settings import Settings
 from app.web.platform.csrf import check_csrf, csrf_token_for, new_owner_token, owner_cookie, set_owner_cookie
-from app.web.platform.rate_limiting import count_request, rate_limited
+from app.web.platform.rate_limiting import count_request
 from app.web.platform.rendering import render
 
 router = APIRouter()

@@ -8,10 +8,9 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.deps import RunsDep
+from app.deps import RunsDep, rate_limited
 from app.services.training_runs import result
 from app.training import DATASETS, LIMITS, RECIPES, SCENARIOS, TrainConfig
-from app.web.platform.rate_limiting import rate_limited
 from app.web.platform.schemas import UNREADABLE_BODY, refused
 from app.web.train.inputs import MAX_TEXT, checked
 from app.web.train.schemas import TrainResult

@@ -15,11 +15,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from starlette.types import Message, Receive, Scope, Send
 
-from app.deps import RunsDep
+from app.deps import RunsDep, rate_limited
 from app.refusal import Refusal
 from app.services.training_runs import replay, result
 from app.training import OPTIMIZERS, RECIPES, SCENARIOS
-from app.web.platform.rate_limiting import count_request, rate_limited
+from app.web.platform.rate_limiting import count_request
 from app.web.platform.rendering import EMBED_PREFIX, link_prefix, render
 from app.web.train.charts import charts
 from app.web.train.inputs import SETTINGS, config_from_query, form_values, model_size, scenario_defaults
