@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import ipaddress
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
-from urllib.parse import parse_qs, unquote, urlsplit
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from limits import parse_many
 from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.production_checks import default_password, guessable_seed, plain_http_off_loopback, weak_redis_password
 from app.quiz import DEFAULT_COUNT, MAX_COUNT, load_or_create_dev_key, private_key_from_text, public_key_from_text
 
 _MOST_TRAIN_PROCESSES = 64
@@ -168,17 +167,17 @@ class Settings(BaseSettings):
                 "PRECISION_LAB_SIGNING_KEY must be set when PRECISION_LAB_ENVIRONMENT is production "
                 "(`precision-lab keys --new` prints a fresh one)."
             )
-        if _guessable_seed(self.signing_key.get_secret_value()):
+        if guessable_seed(self.signing_key.get_secret_value()):
             raise ValueError(
                 "PRECISION_LAB_SIGNING_KEY is a published example or a non-random key, so anyone could sign "
                 "certificates with it; set a fresh one from `precision-lab keys --new`."
             )
-        if _default_password(self.database_url):
+        if default_password(self.database_url):
             raise ValueError(
                 "PRECISION_LAB_DATABASE_URL (or DATABASE_URL) has an empty, well-known or user-name password; "
                 "give the database role a long random one (`openssl rand -hex 24`) and put it in the URL."
             )
-        if self.redis_url is not None and _weak_redis_password(self.redis_url.get_secret_value()):
+        if self.redis_url is not None and weak_redis_password(self.redis_url.get_secret_value()):
             raise ValueError(
                 "PRECISION_LAB_REDIS_URL (or REDIS_URL) has no password, or an empty, well-known or user-name one; "
                 "set a long random one on the Redis server (requirepass or an ACL user) and put it in the URL "
@@ -190,7 +189,7 @@ class Settings(BaseSettings):
                 "address that rate limits count and the scheme that links are built on; list the reverse proxy's "
                 "addresses instead."
             )
-        if _plain_http_off_loopback(self.public_base_url):
+        if plain_http_off_loopback(self.public_base_url):
             raise ValueError(
                 "PRECISION_LAB_PUBLIC_BASE_URL must be an https:// origin in production: certificates carry "
                 "verification links built on it; terminate TLS at the reverse proxy and set its https:// origin."
@@ -211,74 +210,6 @@ class Settings(BaseSettings):
 def _listed(value: str) -> list[str]:
     """The items of a comma-separated setting; a PEM block (which has no commas) is one item."""
     return [item.strip() for item in value.split(",") if item.strip()]
-
-
-# The Ed25519 example keys printed in RFC 8032, section 7.1 (the first is RFC 8037's too): anyone can sign with them.
-_PUBLISHED_SEEDS = frozenset(
-    bytes.fromhex(seed)
-    for seed in (
-        "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60",
-        "4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb",
-        "c5aa8df43f9f837bedb7442f31dcb7b166d38535076f094b85ce3a2e0b4458f7",
-        "f5e5767cf153319517630f226876b86c8160cc583bc013744c6bf255f5cc0ee5",
-        "833fe62409237b9d62ec77587520911e9a759cec1d19755b7da901b96dca3d42",
-    )
-)
-# Passwords of installers, container images, tutorials and this repository's examples: a scanner tries them first.
-_DEFAULT_PASSWORDS = frozenset({
-    "", "postgres", "postgresql", "password", "passw0rd", "pass", "p@ss", "changeme", "change_me", "change-me",
-    "secret", "precision_lab", "precision-lab", "precisionlab", "admin", "root", "test", "example", "default",
-    "123456", "12345678", "qwerty", "letmein", "foobared",
-})
-
-
-def _guessable_seed(key_text: str) -> bool:
-    """Whether the signing key (PEM or base64 seed) is a published example or too regular to be random.
-
-    Each test passes a random seed but with a probability below 1e-13: fewer than 8 distinct bytes (about 30
-    of 32 are), printable ASCII throughout (text typed as a key), one step between neighbours throughout
-    (0, 1, 2, …), or a block of at most 16 bytes repeated."""
-    seed = private_key_from_text(key_text).private_bytes_raw()
-    steps = {(b - a) % 256 for a, b in zip(seed, seed[1:], strict=False)}
-    repeats = any(seed == (seed[:period] * (32 // period + 1))[:32] for period in range(1, 17))
-    return (seed in _PUBLISHED_SEEDS or len(set(seed)) < 8 or all(32 <= byte < 127 for byte in seed)
-            or len(steps) == 1 or repeats)
-
-
-def _passwords(url: str) -> list[str]:
-    """Every password a URL carries: after the user name, and as `password=` in the query (libpq and redis-py
-    read both)."""
-    parts = urlsplit(url)
-    given = [] if parts.password is None else [unquote(parts.password)]
-    return given + parse_qs(parts.query, keep_blank_values=True).get("password", [])
-
-
-def _default_password(url: str) -> bool:
-    """Whether the URL carries a password that is empty, its user name or a well-known default.
-
-    A URL without a password passes: peer, certificate and .pgpass authentication keep it out of the URL.
-    """
-    user = unquote(urlsplit(url).username or "").lower()
-    return any(p.lower() in _DEFAULT_PASSWORDS or p.lower() == user for p in _passwords(url))
-
-
-def _weak_redis_password(url: str) -> bool:
-    """A Redis URL over the network with no password (Redis then lets anyone in) or a default one."""
-    return _default_password(url) or (not url.startswith("unix://") and not _passwords(url))
-
-
-def _plain_http_off_loopback(origin: str) -> bool:
-    """Whether the origin is http:// on a host other than this machine (a production rehearsal may use loopback)."""
-    parts = urlsplit(origin)
-    if parts.scheme != "http":
-        return False
-    host = parts.hostname or ""
-    if host == "localhost":
-        return False
-    try:
-        return not ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return True
 
 
 @lru_cache

@@ -9,12 +9,21 @@ from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
 
-from app.formats import SCALAR_FORMATS, InputError, get_format, parse_number
-from app.quiz.grading import AnswerError, read_bit_pattern
+from app.quiz.bank_fields import (
+    FIGURES_ASKED,
+    BankError,
+    Field,
+    bits_field,
+    choices,
+    figures,
+    format_field,
+    letters,
+    number_field,
+    tolerance,
+)
 from app.quiz.questions import (
     QUESTION_TYPES,
     BitPattern,
-    Choice,
     MultipleSelect,
     Numeric,
     Question,
@@ -34,19 +43,6 @@ _ALL_FIELDS = {"title", *(field for fields in FIELDS.values() for field in field
 _LINE = re.compile(r"(?P<key>[a-z]+)\s*:\s?(?P<value>.*)")
 _QUESTION_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _TOPIC_ID = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
-_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-_COUNTS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-_FIGURES_ASKED = re.compile(r"\b(?P<count>\d+|" + "|".join(_COUNTS) + r")\s+significant\s+(?:figures?|digits?)\b",
-                            re.IGNORECASE)
-_SCALAR_IDS = {spec.id for spec in SCALAR_FORMATS}
-
-
-class BankError(ValueError):
-    """A topic file that breaks the schema: the file, the line and what is wrong."""
-
-    def __init__(self, file: str, line: int, sentence: str) -> None:
-        super().__init__(f"{file}, line {line}: {sentence}")
-        self.file, self.line, self.sentence = file, line, sentence
 
 
 @dataclass(frozen=True)
@@ -68,13 +64,6 @@ class Bank:
     def questions(self) -> dict[str, Question]:
         """Every written question by its id."""
         return {q.id: q for topic in self.topics for q in topic.questions}
-
-
-@dataclass(frozen=True)
-class _Field:
-    key: str
-    value: str
-    line: int
 
 
 def load_bank(directory: Path = BANK_DIR) -> Bank:
@@ -115,9 +104,9 @@ def _load_topic(path: Path) -> tuple[Topic, list[int]]:
     return Topic(path.stem, blocks[0][0].value, questions), [block[0].line for block in blocks[1:]]
 
 
-def _blocks(text: str, name: str) -> list[list[_Field]]:
+def _blocks(text: str, name: str) -> list[list[Field]]:
     """Fields grouped into blocks split by blank lines; an indented line continues the field above it."""
-    blocks: list[list[_Field]] = [[]]
+    blocks: list[list[Field]] = [[]]
     for number, line in enumerate(text.splitlines(), start=1):
         if line.startswith("#"):
             continue
@@ -129,7 +118,7 @@ def _blocks(text: str, name: str) -> list[list[_Field]]:
             if not blocks[-1]:
                 raise BankError(name, number, "An indented line continues the field above it, but there is none.")
             last = blocks[-1][-1]
-            blocks[-1][-1] = _Field(last.key, f"{last.value} {line.strip()}".strip(), last.line)
+            blocks[-1][-1] = Field(last.key, f"{last.value} {line.strip()}".strip(), last.line)
             continue
         match = _LINE.fullmatch(line.rstrip())
         if not match:
@@ -137,13 +126,13 @@ def _blocks(text: str, name: str) -> list[list[_Field]]:
         if match["key"] not in _ALL_FIELDS:
             known = ", ".join(sorted(_ALL_FIELDS))
             raise BankError(name, number, f"Unknown field {match['key']!r}; the fields are: {known}.")
-        blocks[-1].append(_Field(match["key"], match["value"].strip(), number))
+        blocks[-1].append(Field(match["key"], match["value"].strip(), number))
     return [block for block in blocks if block]
 
 
-def _question(block: list[_Field], topic: str, name: str) -> Question:
+def _question(block: list[Field], topic: str, name: str) -> Question:
     first = block[0].line
-    single: dict[str, _Field] = {}
+    single: dict[str, Field] = {}
     for field in block:
         if field.key in ("choice", "explain"):
             continue
@@ -167,8 +156,8 @@ def _question(block: list[_Field], topic: str, name: str) -> Question:
     common = {"id": question_id.value, "topic": topic, "prompt": single["prompt"].value,
               "explanation": single["explanation"].value if "explanation" in single else ""}
     if kind.value in ("single", "multiple"):
-        options = _choices(block, name)
-        answers = _letters(single["answer"], len(options), name, several=kind.value == "multiple")
+        options = choices(block, name)
+        answers = letters(single["answer"], len(options), name, several=kind.value == "multiple")
         # Shown in an order of their own, the same every time, so the right choice is not always where
         # the teacher happened to write it.
         order = random.Random(question_id.value).sample(range(len(options)), len(options))
@@ -178,104 +167,15 @@ def _question(block: list[_Field], topic: str, name: str) -> Question:
     if "explanation" not in single:
         raise BankError(name, first, f"A {kind.value} question needs an 'explanation:' of its answer.")
     if kind.value == "numeric":
-        answer = _number(single["answer"], name)
-        if "figures" in single or _FIGURES_ASKED.search(single["prompt"].value):
+        answer = number_field(single["answer"], name)
+        if "figures" in single or FIGURES_ASKED.search(single["prompt"].value):
             if "tolerance" in single:
                 raise BankError(name, single["tolerance"].line, "A question that asks for significant figures "
                                 "takes 'figures:' instead of 'tolerance:': answers to that many figures count.")
             return Numeric(**common, answer=answer, tolerance=Fraction(0), relative=False,
-                           figures=_figures(single, answer, name))
-        tolerance, relative = _tolerance(single.get("tolerance"), name)
-        return Numeric(**common, answer=answer, tolerance=tolerance, relative=relative, figures=None)
+                           figures=figures(single, answer, name))
+        margin, relative = tolerance(single.get("tolerance"), name)
+        return Numeric(**common, answer=answer, tolerance=margin, relative=relative, figures=None)
     if "format" not in single:
         raise BankError(name, first, "A bits question needs a 'format:' line with a format id, such as bfloat16.")
-    return BitPattern(**common, format=_format(single["format"], name), answer=_bits(single, name))
-
-
-def _choices(block: list[_Field], name: str) -> tuple[Choice, ...]:
-    pairs = [f for f in block if f.key in ("choice", "explain")]
-    options: list[Choice] = []
-    for i, field in enumerate(pairs):
-        if field.key == "explain" and (i == 0 or pairs[i - 1].key != "choice"):
-            raise BankError(name, field.line, "'explain:' goes right after the 'choice:' it explains.")
-        if field.key == "choice":
-            if i + 1 == len(pairs) or pairs[i + 1].key != "explain":
-                raise BankError(name, field.line, "This choice has no 'explain:' line after it; every choice, "
-                                                  "wrong ones included, says why it is right or wrong.")
-            if not field.value or not pairs[i + 1].value:
-                raise BankError(name, field.line, "A choice and its explanation must not be empty.")
-            options.append(Choice(field.value, pairs[i + 1].value))
-    if not 2 <= len(options) <= len(_LETTERS):
-        raise BankError(name, block[0].line, f"A choice question has 2 to {len(_LETTERS)} choices, not {len(options)}.")
-    return tuple(options)
-
-
-def _letters(field: _Field, count: int, name: str, several: bool) -> frozenset[int]:
-    letters = [part for part in re.split(r"[\s,]+", field.value.upper()) if part]
-    last = _LETTERS[count - 1]
-    if not several and len(letters) != 1:
-        raise BankError(name, field.line, f"A single-choice answer is one letter, A to {last}.")
-    indices: set[int] = set()
-    for letter in letters:
-        if len(letter) != 1 or letter not in _LETTERS[:count]:
-            raise BankError(name, field.line,
-                            f"The answer {letter!r} is not a choice: there are {count} choices, A to {last}.")
-        indices.add(_LETTERS.index(letter))
-    return frozenset(indices)
-
-
-def _number(field: _Field, name: str) -> Fraction:
-    try:
-        value = parse_number(field.value)
-    except InputError as error:
-        raise BankError(name, field.line, str(error)) from None
-    if not value.is_finite:
-        raise BankError(name, field.line, f"'{field.key}:' is a finite number.")
-    return value.fraction
-
-
-def _tolerance(field: _Field | None, name: str) -> tuple[Fraction, bool]:
-    if field is None:
-        return Fraction(0), False
-    relative = field.value.endswith("%")
-    tolerance = _number(_Field(field.key, field.value.removesuffix("%").strip(), field.line), name)
-    if tolerance < 0:
-        raise BankError(name, field.line, "A tolerance is zero or positive: 0.5 (absolute) or 1% (relative).")
-    return (tolerance / 100, True) if relative else (tolerance, False)
-
-
-def _figures(single: dict[str, _Field], answer: Fraction, name: str) -> int:
-    """The count of 'figures:', which the prompt must ask for in the same words: the grade follows the prompt."""
-    prompt = single["prompt"]
-    asked = _FIGURES_ASKED.search(prompt.value)
-    if "figures" not in single:
-        raise BankError(name, prompt.line, f"The prompt asks for {asked and asked[0]}; add 'figures:' with that "
-                                           "count, so that answers rounded as asked count.")
-    field = single["figures"]
-    if not field.value.isdigit() or not 1 <= int(field.value) <= len(_COUNTS):
-        raise BankError(name, field.line, f"'figures:' is a count of significant figures, 1 to {len(_COUNTS)}.")
-    figures = int(field.value)
-    if asked is None or _count(asked["count"]) != figures:
-        raise BankError(name, field.line, f"'figures: {figures}' needs a prompt that asks for "
-                                          f"{_COUNTS[figures - 1]} significant figures, in those words.")
-    if not answer:
-        raise BankError(name, single["answer"].line, "Significant figures need a nonzero answer.")
-    return figures
-
-
-def _count(word: str) -> int:
-    return int(word) if word.isdigit() else _COUNTS.index(word.lower()) + 1
-
-
-def _format(field: _Field, name: str) -> str:
-    if field.value not in _SCALAR_IDS:
-        raise BankError(name, field.line, f"Unknown format {field.value!r}; use a scalar format id such as "
-                                          "float16, bfloat16 or float8_e4m3fn.")
-    return field.value
-
-
-def _bits(single: dict[str, _Field], name: str) -> int:
-    try:
-        return read_bit_pattern(single["answer"].value, get_format(single["format"].value).bits)
-    except AnswerError as error:
-        raise BankError(name, single["answer"].line, str(error)) from None
+    return BitPattern(**common, format=format_field(single["format"], name), answer=bits_field(single, name))

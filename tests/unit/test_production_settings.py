@@ -263,6 +263,6 @@ def test_serve_stops_with_the_sentence_not_a_traceback(tmp_path: Path) -> None:
 
 
 def test_fresh_random_keys_are_never_taken_for_patterned_ones() -> None:
-    from app.settings import _guessable_seed
+    from app.production_checks import guessable_seed
 
-    assert not any(_guessable_seed(new_seed_text()) for _ in range(20000))
+    assert not any(guessable_seed(new_seed_text()) for _ in range(20000))
