@@ -3,9 +3,10 @@
 Each tensor that enters an FP8 matrix product has a scale and an amax history. A cast multiplies the tensor
 by the scale the history gave before this step, saturates to the format's max (CUDA's __NV_SATFINITE), rounds,
 and writes the tensor's amax into the newest slot. After the step every history is rolled by one slot and the
-scale becomes fp8_max / max(history) / 2^margin, kept as it was while that amax is zero or not finite
-(transformer_engine/common/recipe/delayed_scaling.cu). Scales start at 1. As in Transformer Engine, the
-histories of all tensors are the columns of one array, so that an update is a few vectorised operations.
+scale becomes fp8_max / max(history) / 2^margin, kept as it was while that amax is zero or not finite, and
+FP32's largest finite value where it would be infinite (transformer_engine/common/recipe/delayed_scaling.cu).
+Scales start at 1. As in Transformer Engine, the histories of all tensors are the columns of one array, so that
+an update is a few vectorised operations.
 """
 
 from __future__ import annotations
@@ -62,7 +63,12 @@ class DelayedScaling:
         self.amax_history = np.roll(self.amax_history, -1, axis=0)
         self.amax_history[0] = 0
         usable = np.isfinite(amax) & (amax > 0)
-        self.scales = np.where(usable, self._scaled_max / np.where(usable, amax, 1), self.scales)
+        with np.errstate(over="ignore"):
+            scales = self._scaled_max / np.where(usable, amax, 1)
+        # an amax so small that the scale is beyond FP32 (below about 1.3e-36 for E4M3, 1.7e-34 for E5M2) gives FP32's largest finite
+        # scale, as Transformer Engine clamps it: an infinite scale would turn the zeros of x * scale into NaN
+        scales = np.where(np.isinf(scales), np.finfo(np.float32).max, scales).astype(np.float32)
+        self.scales = np.where(usable, scales, self.scales)
 
     def _add(self, key: Hashable, spec: FormatSpec) -> int:
         self._columns[key] = column = len(self.scales)

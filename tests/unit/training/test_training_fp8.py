@@ -75,3 +75,23 @@ def test_evaluation_casts_do_not_record():
     scaling = DelayedScaling(history_len=2)
     scaling.quantize(_tensor(2.0), "x", E4M3, record=False)
     np.testing.assert_array_equal(scaling.history("x"), [0.0, 0.0])
+
+
+def test_an_amax_too_small_for_a_finite_scale_clamps_it_to_fp32_max_and_zeros_stay_zero():
+    """fp8_max / amax is beyond FP32 for amax below about 1.3e-36 (E4M3) or 1.7e-34 (E5M2): Transformer Engine
+    then takes FP32's largest finite value as the scale; an infinite one would turn the zeros of x * scale into
+    NaN."""
+    fp32_max = np.finfo(np.float32).max
+    for spec, tiny in ((E4M3, 1e-37), (E4M3, 1e-45), (E5M2, 1e-35), (E5M2, 1e-40)):
+        scaling = DelayedScaling(history_len=1)
+        scaling.quantize(_tensor(tiny), "x", spec)
+        scaling.update()
+        assert scaling.scale("x") == fp32_max
+        values, scale_inv = scaling.quantize(_tensor(tiny), "x", spec)
+        assert np.isfinite(values).all() and values[2] == 0 and scale_inv > 0
+    # just above the threshold the scale is the plain quotient, finite and below FP32's max
+    for spec, small in ((E4M3, 1e-35), (E5M2, 1e-33)):
+        scaling = DelayedScaling(history_len=1)
+        scaling.quantize(_tensor(small), "x", spec)
+        scaling.update()
+        assert scaling.scale("x") == np.float32(spec.max) / np.float32(small) < fp32_max
