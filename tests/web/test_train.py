@@ -297,7 +297,9 @@ COLLAPSING = {"recipes": ["fp16_no_master"], "learning_rate": 1.0, "optimizer": 
 COLLAPSING_QUERY = "recipe=fp16_no_master&lr=1.0&optimizer=sgd&width=256&depth=6&batch=128&steps=250&seed=5"
 
 
-def test_a_run_whose_loss_scale_collapses_says_it_diverged_on_the_stream_the_page_and_the_api(client, runs):
+def test_a_run_whose_loss_scale_collapses_says_it_diverged_on_the_stream_the_page_and_the_api(client):
+    # a large run: no time limit, so that a busy machine cannot cut it short (the limit has tests of its own)
+    client.app.state.train_runs = runs = TrainRuns(max_seconds=3600, workers=client.app.state.train_workers)
     with client.stream("GET", f"/train/stream?{COLLAPSING_QUERY}") as response:
         assert response.status_code == 200
         events = frames(response.read().decode())
