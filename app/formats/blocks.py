@@ -1,13 +1,22 @@
 """Block quantisers: MX (OCP Microscaling v1.0), NVFP4 and NF4, where each block of values shares one scale.
 
+The input is an FP32 tensor: values are first rounded to FP32 (nearest even), and errors are against those.
 Every quotient is taken once, in float64, by a divisor that float64 holds exactly and that has too few
 significant bits for the rounded quotient to land on a midpoint of the element format unless the exact
 quotient does; so each element is the exact quotient rounded once, and each dequantised value is exact.
+
+A block holding NaN or ±inf has no finite absmax to scale by. MX follows OCP MX v1.0: the shared exponent
+floor(log2 absmax) − emax is then not a number, so the scale is E8M0's NaN (0xff), and a NaN scale makes
+every element of its block NaN whatever its bits (stored as zeros here). NVFP4 and NF4 define no rule, so
+they follow their own arithmetic: NVFP4's E4M3 block scale absmax / 6 / tensor scale is NaN (0x7f), its
+elements NaN, and its FP32 tensor scale is taken over the other blocks, which so keep their scales;
+NF4's FP32 scale is the absmax itself (NaN, or inf), and each element is NaN: value / NaN and code × NaN are
+NaN; finite / inf is 0, inf / inf NaN, and 0 × inf NaN (the codes are stored as the zero code).
 """
 
 from __future__ import annotations
 
-import numbers
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -15,24 +24,26 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from app.formats.block_inputs import (
+    BLOCK_FORMAT_IDS,
+    MAX_VALUES,
+    block_format,
+    block_size_of,
+    checked_block_size,
+    fp32_vector,
+)
 from app.formats.codec import encode
 from app.formats.exact import Real
-from app.formats.parse import InputError
-from app.formats.registry import BLOCK_FORMATS, FORMATS, NF4_BLOCK_SIZE, SCALAR_FORMATS
+from app.formats.registry import FORMATS, NF4_BLOCK_SIZE
 from app.formats.spec import FormatSpec
 from app.formats.vector import decode_bits, encode_bits
 
 __all__ = [
-    "BLOCK_FORMAT_IDS", "NF4_BLOCK_SIZE", "Block", "BlockQuantization", "block_size_of", "quantize_blocks", "to_json",
+    "BLOCK_FORMAT_IDS", "MAX_VALUES", "NF4_BLOCK_SIZE", "Block", "BlockQuantization", "block_size_of",
+    "element_emax", "quantize_blocks", "to_json",
 ]
 
-# the block formats, then the scalar formats that are scaled per block (NF4)
-BLOCK_FORMAT_IDS: tuple[str, ...] = (*(f.id for f in BLOCK_FORMATS), *(f.id for f in SCALAR_FORMATS if f.block_size))
-MAX_VALUES = 1_000_000
-MAX_BLOCK_SIZE = 4096
 _FLOAT32 = FORMATS["float32"]
-_FLOAT32_MAX = float(_FLOAT32.max)
-_EXAMPLE = "as in [0.5, -1.25, 3]"
 
 
 @dataclass(frozen=True)
@@ -53,9 +64,10 @@ class BlockQuantization:
     block_size: int
     blocks: tuple[Block, ...]
     dequantized: np.ndarray
-    mse: float
+    mse: float  # NaN where a value or a block is NaN
     max_abs_error: float
-    tensor_scale: float | None = None  # NVFP4's FP32 scale over the whole tensor
+    inputs: np.ndarray  # the values quantised: the input rounded to FP32
+    tensor_scale: float | None = None  # NVFP4's FP32 scale over the whole tensor (its finite blocks)
 
 
 class _Quantised(NamedTuple):
@@ -70,48 +82,69 @@ def quantize_blocks(
     values: Sequence[float], format_id: str, block_size: int | None = None
 ) -> BlockQuantization:
     """Quantise values in blocks of block_size (the format's default if None); the last may be shorter."""
-    spec = _block_format(format_id)
-    size = _block_size(block_size, spec)
-    x = _finite_vector(values)
+    spec = block_format(format_id)
+    size = checked_block_size(block_size, spec)
+    x = fp32_vector(values)
     padded = np.zeros(-(-len(x) // size) * size)
     padded[: len(x)] = x  # zeros pad the last block and change no block's absmax
     grid = padded.reshape(-1, size)
-    absmax = np.abs(grid).max(axis=1)
+    absmax = np.abs(grid).max(axis=1)  # NaN where a block holds NaN, inf where it holds inf
+    special = ~np.isfinite(absmax)
+    finite = np.where(special[:, None], 0.0, grid), np.where(special, 0.0, absmax)
     if spec.kind == "codebook":
-        parts = _absmax_codebook(grid, absmax, spec)
+        parts = _absmax_codebook(*finite, spec)
     elif spec.scale is not None and spec.scale.id == "float8_e8m0fnu":
-        parts = _microscaled(grid, absmax, spec)
+        parts = _microscaled(*finite, spec)
     else:
-        parts = _nvfp4(grid, absmax, spec)
+        parts = _nvfp4(*finite, spec)
+    if special.any():
+        parts = _not_finite(parts, special, absmax, spec)
     dequantized = parts.dequantized.reshape(-1)[: len(x)].copy()
-    error = dequantized - x
+    with np.errstate(invalid="ignore"):
+        error = dequantized - x
+        mse, max_abs_error = float(np.mean(error * error)), float(np.max(np.abs(error)))
     return BlockQuantization(
         format=spec.id,
         block_size=size,
         blocks=_blocks(parts, len(x)),
         dequantized=dequantized,
-        mse=float(np.mean(error * error)),
-        max_abs_error=float(np.max(np.abs(error))),
+        mse=mse,
+        max_abs_error=max_abs_error,
+        inputs=x,
         tensor_scale=parts.tensor_scale,
     )
 
 
 def to_json(result: BlockQuantization) -> dict[str, Any]:
-    """The JSON object of POST /api/blocks/quantize: plain ints and finite floats only."""
+    """The JSON object of POST /api/blocks/quantize: plain ints, and floats that are finite or, as JSON has no NaN
+    or infinity, the strings "nan", "inf" and "-inf"."""
     body: dict[str, Any] = {
         "format": result.format,
         "block_size": result.block_size,
         "blocks": [
-            {"scale_bits": b.scale_bits, "scale": b.scale, "codes": b.codes, "values": b.values}
+            {"scale_bits": b.scale_bits, "scale": _number(b.scale), "codes": b.codes, "values": _numbers(b.values)}
             for b in result.blocks
         ],
-        "dequantized": result.dequantized.tolist(),
-        "mse": result.mse,
-        "max_abs_error": result.max_abs_error,
+        "dequantized": _numbers(result.dequantized.tolist()),
+        "mse": _number(result.mse),
+        "max_abs_error": _number(result.max_abs_error),
     }
     if result.tensor_scale is not None:
         body["tensor_scale"] = result.tensor_scale
     return body
+
+
+def _number(x: float) -> float | str:
+    return x if math.isfinite(x) else "nan" if math.isnan(x) else "inf" if x > 0 else "-inf"
+
+
+def _numbers(xs: list[float]) -> list[float | str]:
+    return xs if all(map(math.isfinite, xs)) else [_number(x) for x in xs]  # type: ignore[return-value]
+
+
+def element_emax(spec: FormatSpec) -> int:
+    """floor(log2 max) of a block format's elements, their implicit scale included: OCP MX's emax_elem."""
+    return int(np.frexp(float(spec.max))[1]) - 1
 
 
 # -- the quantisers ------------------------------------------------------------------------------
@@ -126,8 +159,7 @@ def _microscaled(grid: np.ndarray, absmax: np.ndarray, spec: FormatSpec) -> _Qua
     """OCP MX: shared exponent floor(log2 absmax) − emax of the element, clamped to E8M0; all-zero: 2^-127."""
     element, scale_spec = _element_and_scale(spec)
     floor_log2 = np.frexp(absmax)[1] - 1
-    element_emax = int(np.frexp(float(spec.max))[1]) - 1  # of the element's values times its implicit scale
-    shared = np.where(absmax > 0, floor_log2 - element_emax, scale_spec.emin)
+    shared = np.where(absmax > 0, floor_log2 - element_emax(spec), scale_spec.emin)
     shared = np.clip(shared, scale_spec.emin, scale_spec.emax)[:, None]
     exponent = shared + spec.element_scale_exp
     # dividing by a power of two is exact; the clamp to ±max is symmetric, so MXINT8 never uses -128
@@ -168,6 +200,15 @@ def _divide(grid: np.ndarray, step: np.ndarray) -> np.ndarray:
         return np.where(step > 0, grid / step, np.copysign(0.0, grid))
 
 
+def _not_finite(parts: _Quantised, special: np.ndarray, absmax: np.ndarray, spec: FormatSpec) -> _Quantised:
+    """The blocks holding NaN or ±inf: their scale NaN (NF4's: the absmax itself), their elements NaN."""
+    zero_code = encode_bits(np.zeros(1), spec.element or spec)[0]
+    scales = np.where(special, absmax if spec.kind == "codebook" else np.nan, parts.scales)
+    codes = np.where(special[:, None], zero_code, parts.codes).astype(parts.codes.dtype)
+    dequantized = np.where(special[:, None], np.nan, parts.dequantized)
+    return _Quantised(parts.scale_format, scales, codes, dequantized, parts.tensor_scale)
+
+
 def _blocks(parts: _Quantised, count: int) -> tuple[Block, ...]:
     """One Block per row, the padding of the last block left off."""
     code_rows, value_rows = parts.codes.tolist(), parts.dequantized.tolist()
@@ -175,71 +216,3 @@ def _blocks(parts: _Quantised, count: int) -> tuple[Block, ...]:
     code_rows[-1], value_rows[-1] = code_rows[-1][:last], value_rows[-1][:last]
     scale_bits = encode_bits(parts.scales, parts.scale_format).tolist()
     return tuple(map(Block, scale_bits, parts.scales.tolist(), code_rows, value_rows))
-
-
-# -- input checks: each failure is a sentence a person can act on -------------------------------
-
-
-def _block_format(format_id: str) -> FormatSpec:
-    spec = FORMATS.get(format_id) if isinstance(format_id, str) else None
-    if spec is None or spec.id not in BLOCK_FORMAT_IDS:
-        raise InputError(
-            f"{format_id!r} is not a block format; block quantisation takes one of: "
-            f"{', '.join(BLOCK_FORMAT_IDS)}."
-        )
-    return spec
-
-
-def block_size_of(format_id: str, block_size: int | None = None) -> int:
-    """The block size a quantisation uses: the one asked for, checked, or the format's default."""
-    return _block_size(block_size, _block_format(format_id))
-
-
-def _block_size(block_size: int | None, spec: FormatSpec) -> int:
-    if block_size is None:
-        return spec.block_size
-    if isinstance(block_size, bool) or not isinstance(block_size, numbers.Integral) or not (
-        1 <= block_size <= MAX_BLOCK_SIZE
-    ):
-        raise InputError(f"block_size must be a whole number from 1 to {MAX_BLOCK_SIZE}; got {block_size!r}.")
-    return int(block_size)
-
-
-def _finite_vector(values: Sequence[float]) -> np.ndarray:
-    """values as float64, checked: a non-empty flat list of finite numbers within FP32's range."""
-    if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)) or (
-        isinstance(values, np.ndarray) and values.ndim == 0
-    ):
-        raise InputError(f"values must be a list of numbers, {_EXAMPLE}.")
-    if len(values) == 0:
-        raise InputError("values is empty; give at least one number to quantise.")
-    if len(values) > MAX_VALUES:
-        raise InputError(f"values has {len(values):,} numbers; at most {MAX_VALUES:,} are accepted.")
-    try:
-        array = np.asarray(values)
-    except (TypeError, ValueError, OverflowError):
-        array = np.asarray([], dtype=object)
-    if array.ndim != 1 or array.dtype.kind not in "iuf":
-        raise InputError(_first_non_number(values))
-    x = array.astype(np.float64)
-    with np.errstate(over="ignore"):
-        bad = np.flatnonzero(~(np.abs(x) <= _FLOAT32_MAX))
-    if bad.size:
-        i = int(bad[0])
-        if not np.isfinite(x[i]):
-            raise InputError(f"values[{i}] is {x[i]}; block quantisation takes finite numbers only.")
-        raise InputError(f"values[{i}] is {x[i]:g}, beyond FP32's range (±{_FLOAT32_MAX:g}); block formats "
-                         "quantise FP32 tensors, so give values within it.")
-    return x
-
-
-def _first_non_number(values: Sequence[Any]) -> str:
-    for i, item in enumerate(values):
-        if isinstance(item, bool) or not isinstance(item, numbers.Real):
-            shown = repr(item) if len(repr(item)) <= 40 else repr(item)[:40] + "…"
-            return f"values[{i}] is {shown}, not a number; give a flat list of numbers, {_EXAMPLE}."
-        try:
-            float(item)
-        except OverflowError:
-            return f"values[{i}] is beyond FP32's range (±{_FLOAT32_MAX:g}); give values within it."
-    return f"values must be a flat list of numbers, {_EXAMPLE}."

@@ -12,7 +12,7 @@ from fractions import Fraction
 from functools import cache
 
 from app.formats.encoding import Encoding, Rounded
-from app.formats.exact import Real
+from app.formats.exact import Real, decimal
 from app.formats.rounding import (
     OverflowPolicy,
     Rounding,
@@ -119,7 +119,7 @@ def _nan_bits(spec: FormatSpec, negative: bool) -> int:
 
 
 # Libraries whose casts saturate where ml_dtypes' gives NaN (the OCP FP8 specification allows both)
-_SATURATED_BY = {"float8_e4m3fn": ", as PyTorch's .to(torch.float8_e4m3fn) and Transformer Engine do"}
+SATURATED_BY = {"float8_e4m3fn": ", as PyTorch's .to(torch.float8_e4m3fn) and Transformer Engine do"}
 
 
 def _encode_float(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: random.Random | None) -> Rounded:
@@ -160,13 +160,13 @@ def _encode_float(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: ran
     if e_eff > spec.emax or (e_eff == spec.emax and n > (1 << m) + spec.max_mantissa_field):
         if saturate or rounds_toward_zero(mode, neg) or spec.overflow_default == "saturate":
             return Rounded(decode(spec, max_bits(spec, neg)), x, True, False,
-                           f"Beyond the largest finite value {spec.max}: stored as ±max (saturation).")
+                           f"Beyond the largest finite value {_max_text(spec)}: stored as ±max (saturation).")
         if spec.overflow_default == "inf":
             return Rounded(decode(spec, float_bits(spec, neg, (1 << spec.exponent_bits) - 1, 0)), x, True,
                            False, "Beyond the largest finite value: overflow to infinity.")
         return Rounded(decode(spec, _nan_bits(spec, neg)), x, True, False,
                        f"{spec.name} has no infinity, so ml_dtypes' cast gives NaN on overflow; choose saturate "
-                       f"to keep ±max{_SATURATED_BY.get(spec.id, '')}.")
+                       f"to keep ±max{SATURATED_BY.get(spec.id, '')}.")
     if n == 0:
         if not spec.has_zero:
             return Rounded(decode(spec, 0), x, False, True,
@@ -178,6 +178,13 @@ def _encode_float(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: ran
     normal = n >> m  # else a subnormal, whose exponent field is 0
     bits = float_bits(spec, neg, e_eff + spec.bias, n - (1 << m)) if normal else float_bits(spec, neg, 0, n)
     return Rounded(decode(spec, bits), x, False, False)
+
+
+def _max_text(spec: FormatSpec) -> str:
+    """max as its Fraction writes it ("448", "15/2"), or "≈" and 40 digits where that is too long to write out
+    (binary128's has 4933 digits, past what str() of an int allows)."""
+    text, exact = decimal(spec.max)
+    return str(spec.max) if exact else "≈" + text
 
 
 def int_limits(spec: FormatSpec) -> tuple[int, int]:

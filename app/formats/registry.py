@@ -37,6 +37,11 @@ _FLOAT32 = _float("float32", "FP32 (single)", 8, 23, 127,
                   summary="IEEE 754 binary32: the default for training and master weights.")
 
 SCALAR_FORMATS: tuple[FormatSpec, ...] = (
+    # numpy's float128 is x87 extended precision padded to 16 bytes, not binary128: no library type to check against
+    _float("float128", "FP128 (quad)", 15, 112, 16383, in_ml_dtypes=False,
+           summary="IEEE 754 binary128: 113 significant bits, about 34 decimal digits, FP64's range squared; "
+                   "in software (GCC's __float128) and on IBM POWER9 and later. Exact codec only: numpy and "
+                   "ml_dtypes have no binary128 type."),
     _float("float64", "FP64 (double)", 11, 52, 1023,
            summary="IEEE 754 binary64: scientific computing, reference results."),
     _FLOAT32,
@@ -60,6 +65,9 @@ SCALAR_FORMATS: tuple[FormatSpec, ...] = (
            summary="E4M3 with IEEE-style inf and NaN: max 240."),
     _float("float8_e3m4", "FP8 E3M4", 3, 4, 3,
            summary="More precision, less range: max 15.5, IEEE-style inf and NaN."),
+    _float("float8_e4m3b11fnuz", "FP8 E4M3 B11 FNUZ", 4, 3, 11, "fnuz",
+           summary="Google's E4M3 with bias 11 (as in Sun et al.'s hybrid FP8): max 30, down to 2^-13; "
+                   "no inf, no negative zero, NaN at 0x80."),
     _float("float8_e8m0fnu", "E8M0 (MX scale)", 8, 0, 127, "e8m0", signed=False,
            summary="Unsigned powers of two from 2^-127 to 2^127: the shared scale of MX blocks; no zero."),
     _float("float6_e2m3fn", "FP6 E2M3", 2, 3, 1, "none",
@@ -76,6 +84,10 @@ SCALAR_FORMATS: tuple[FormatSpec, ...] = (
                summary="Two's complement -8..7: weight-only quantisation of large language models."),
     FormatSpec(id="uint4", name="UINT4", kind="int", bits=4, signed=False, ml_dtype="uint4",
                summary="Unsigned 0..15: 4-bit quantisation with a zero point."),
+    FormatSpec(id="int2", name="INT2", kind="int", bits=2, ml_dtype="int2",
+               summary="Two's complement -2..1: the narrowest signed integer, for 2-bit weight quantisation."),
+    FormatSpec(id="uint2", name="UINT2", kind="int", bits=2, signed=False, ml_dtype="uint2",
+               summary="Unsigned 0..3: 2-bit quantisation with a zero point."),
     # bitsandbytes keeps one FP32 absmax per block of codes (without double quantisation)
     FormatSpec(id="nf4", name="NF4 (NormalFloat)", kind="codebook", bits=4, codebook=NF4_CODEBOOK,
                scale=_FLOAT32, block_size=NF4_BLOCK_SIZE, scale_bits=_FLOAT32.bits,

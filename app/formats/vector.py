@@ -2,6 +2,8 @@
 
 ml_dtypes casts a float64 through float32, rounding twice; so float64 input is first narrowed to float32
 rounding to odd, after which one more rounding to any format of at most 21 mantissa bits is exact.
+Formats that neither numpy nor ml_dtypes holds (binary128, most custom layouts) have no vectorised path: asked for
+one, it refuses with NoFastPathError.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import numpy as np
 
 from app.formats.codec import NotScalarError
 from app.formats.spec import FormatSpec
+from app.refusal import Refusal
 
-__all__ = ["decode_bits", "encode_bits", "round_to_format"]
+__all__ = ["NoFastPathError", "decode_bits", "encode_bits", "has_fast_path", "round_to_format"]
 
 _FLOAT32_MANTISSA_BITS = 23
 
@@ -68,12 +71,30 @@ def decode_bits(bits: np.ndarray, spec: FormatSpec) -> np.ndarray:
         return patterns.astype(_storage_dtype(spec)).view(_ml_dtype(spec.ml_dtype)).astype(np.float64)
 
 
+class NoFastPathError(Refusal):
+    """A format that numpy and ml_dtypes cannot hold, asked for the vectorised path."""
+
+
+def has_fast_path(spec: FormatSpec) -> bool:
+    """Whether the vectorised path serves this scalar format: ml_dtypes or numpy has it, it is an integer or a
+    codebook, or it is FP32 with a shorter mantissa (TF32's layout), which rounding float32 bit patterns gives."""
+    if spec.kind in ("int", "codebook") or spec.ml_dtype is not None:
+        return True
+    float32_like = (spec.exponent_bits, spec.bias, spec.nan_style, spec.signed) == (8, 127, "ieee", True)
+    return spec.kind == "float" and float32_like and 1 <= spec.mantissa_bits <= _FLOAT32_MANTISSA_BITS - 2
+
+
 # -- helpers ------------------------------------------------------------------------------------
 
 
 def _check_scalar(spec: FormatSpec) -> None:
     if spec.kind == "block":
         raise NotScalarError(f"{spec.id} is a block format: quantise its vectors with quantize_blocks.")
+    if not has_fast_path(spec):
+        raise NoFastPathError(
+            f"{spec.id} ({spec.name}) has no numpy or ml_dtypes type, so it has no vectorised path; store its "
+            "values one at a time with the exact codec (encode and decode)."
+        )
 
 
 def _as_float(x: np.ndarray, spec: FormatSpec) -> np.ndarray:

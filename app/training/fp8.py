@@ -65,8 +65,8 @@ class DelayedScaling:
         usable = np.isfinite(amax) & (amax > 0)
         with np.errstate(over="ignore"):
             scales = self._scaled_max / np.where(usable, amax, 1)
-        # an amax so small that the scale is beyond FP32 (below about 1.3e-36 for E4M3, 1.7e-34 for E5M2) gives FP32's largest finite
-        # scale, as Transformer Engine clamps it: an infinite scale would turn the zeros of x * scale into NaN
+        # an amax so small that the scale is beyond FP32 (below about 1.3e-36 for E4M3, 1.7e-34 for E5M2) gives
+        # FP32's largest finite scale, as Transformer Engine clamps it: an infinite one would turn zeros into NaN
         scales = np.where(np.isinf(scales), np.finfo(np.float32).max, scales).astype(np.float32)
         self.scales = np.where(usable, scales, self.scales)
 

@@ -150,8 +150,10 @@ def optimizer_named(optimizer: str) -> OptimizerId:
 def weight_format_named(format_id: str) -> FormatSpec:
     spec = next((f for f in WEIGHT_FORMATS if f.id == format_id), None)
     if spec is None:
-        raise InputError(f"Unknown weight format {format_id[:40]!r}; choose one of: "
-                         f"{', '.join(f.id for f in WEIGHT_FORMATS)}.")
+        # not every id: the list grows with the registry, and the sentence must stay one
+        raise InputError(f"Unknown weight format {format_id[:40]!r}; choose the id of any format in GET "
+                         "/api/formats but float8_e8m0fnu (which has no zero or sign), such as bfloat16, "
+                         "float8_e4m3fn, int4, nf4 or mxfp4.")
     return spec
 
 

@@ -16,6 +16,8 @@ FULL = [
     "/visualise/bfloat16?value=0.1",
     "/visualise/float16?bits=0x3c00&rounding=toward_zero",
     "/visualise/nf4?value=0.5",
+    "/visualise/mxfp4?preset=outlier",
+    "/visualise/nf4?preset=nan",
     "/compare?value=0.3952&overflow=saturate",
     "/train?scenario=tiny_gradients&steps=40&width=8",
 ]
@@ -96,10 +98,11 @@ def test_the_framed_comparison_links_the_framed_visualiser(client):
     assert rows and all(href.startswith("/embed/visualise/") for href in rows)
 
 
-def test_a_block_format_in_a_frame_links_its_element_format_in_the_frame(client):
+def test_a_block_in_a_frame_links_its_elements_visualiser_in_the_frame(client):
     response = client.get("/embed/visualise/mxfp4")
-    assert response.status_code == 422
-    assert [a["href"] for a in Elements(response.text).having("data-link")] == ["/embed/visualise/float4_e2m1fn"]
+    assert response.status_code == 200
+    links = [a["href"] for a in Elements(response.text).having("data-element-link")]
+    assert len(links) == 32 and all(href.startswith("/embed/visualise/float4_e2m1fn?bits=0x") for href in links)
 
 
 def test_the_framed_demo_trains_without_javascript(client):
@@ -140,7 +143,7 @@ def test_every_embeddable_page_links_its_oembed_answer(client, url):
 
 
 def test_a_page_that_is_not_embeddable_has_neither(client):
-    for url in ("/", "/formats", "/visualise/mxfp4"):
+    for url in ("/", "/formats", "/docs"):
         text = client.get(url).text
         assert "data-embed" not in text and "json+oembed" not in text
 
@@ -192,7 +195,6 @@ NOT_OURS = [
     f"{ORIGIN}/train/stream",
     f"{ORIGIN}/quiz",
     f"{ORIGIN}/oembed",
-    f"{ORIGIN}/visualise/mxfp4",
     f"{ORIGIN}/visualise/nosuch",
     f"{ORIGIN}/visualise/float16/extra",
     f"{ORIGIN}/embed/",

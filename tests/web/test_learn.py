@@ -257,7 +257,8 @@ def test_the_live_table_shows_what_the_core_computes(client, distribution, scale
         assert float(cell["data-mse"]) == pytest.approx(mse, rel=1e-12)
         assert text == approx(float(cell["data-mse"]), 3)
         if scaling == "block":
-            assert float(cell["data-mse"]) == quantize_blocks(list(x), format_id).mse
+            # the core's MSE is against the sample rounded to FP32 (2^-24 of each value), the table's against x
+            assert float(cell["data-mse"]) == pytest.approx(quantize_blocks(list(x), format_id).mse, rel=1e-4)
 
 
 def test_the_claims_next_to_the_live_table_hold():

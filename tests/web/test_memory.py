@@ -13,7 +13,7 @@ FIELDS = ("params", "format", "recipe", "optimizer", "devices", "stage")
 HOSTILE = [
     {"params": "abc"}, {"params": "-7B"}, {"params": "1e400"}, {"params": ""}, {"params": "x" * 5000},
     {"params": "<script>alert(1)</script>"}, {"devices": "0"}, {"devices": "99999999999"}, {"devices": "-3"},
-    {"recipe": "fp4_magic"}, {"format": "float128"}, {"format": "float8_e8m0fnu"}, {"optimizer": "lion"},
+    {"recipe": "fp4_magic"}, {"format": "float256"}, {"format": "float8_e8m0fnu"}, {"optimizer": "lion"},
     {"stage": "4"},
 ]
 

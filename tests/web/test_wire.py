@@ -17,6 +17,9 @@ PAGES = [
     "/", "/visualise/float16?value=0.1", "/visualise/float64?value=0.1", "/compare?value=0.1", "/formats",
     "/train", "/quiz", "/learn", "/learn/number-formats", "/learn/mixed-precision-training", "/learn/quantisation",
     "/learn/glossary", "/learn/memory", "/learn/hardware", "/verify", "/docs", "/embed/visualise/float16?value=0.1",
+    "/visualise/mxfp4?preset=outlier", "/visualise/nvfp4", "/visualise/nf4?preset=floor",
+    "/embed/visualise/mxint8?preset=nan",
+    "/visualise/float128?value=0.1", "/visualise/custom?exponent_bits=5&mantissa_bits=2&value=0.1",
     "/embed/compare?value=0.1", "/embed/train",
 ]
 _IMPORT = re.compile(r'\bfrom\s+"\./([\w.-]+\.js)"')

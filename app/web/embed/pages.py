@@ -12,12 +12,12 @@ import re
 from dataclasses import dataclass
 from html import escape
 from typing import Annotated, Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 from fastapi import APIRouter, HTTPException, Query, Request
 
 from app.deps import SettingsDep
-from app.formats import SCALAR_FORMATS
+from app.formats import BLOCK_FORMAT_IDS, CUSTOM_ID, SCALAR_FORMATS
 from app.web.embed.schemas import OEmbed
 from app.web.platform.rendering import EMBED_PREFIX, templates
 from app.web.platform.schemas import refused
@@ -28,7 +28,8 @@ PROVIDER = "Precision Lab"
 WIDTH = 720  # px: the oEmbed frame's width when the consumer gives no maxwidth
 MAX_URL = 2000  # characters; every URL of ours is far shorter
 _VISUALISE = re.compile(r"/visualise/([a-z0-9_]+)")
-_SCALAR_IDS = frozenset(spec.id for spec in SCALAR_FORMATS)
+_SCALAR_IDS = frozenset({*(spec.id for spec in SCALAR_FORMATS), CUSTOM_ID})  # a custom layout's in its query
+_BLOCK_IDS = frozenset(BLOCK_FORMAT_IDS)
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -66,9 +67,16 @@ def embeddable(path: str, query: str = "") -> Embeddable | None:
     if page == "/train":
         return Embeddable(page, query, "mixed-precision training demo", 900)
     match = _VISUALISE.fullmatch(page)
+    if match and match[1] in _BLOCK_IDS and (match[1] not in _SCALAR_IDS or _asks_for_a_block(query)):
+        return Embeddable(page, query, "block format visualiser", 1100)
     if match and match[1] in _SCALAR_IDS:
         return Embeddable(page, query, "number format visualiser", 720)
     return None
+
+
+def _asks_for_a_block(query: str) -> bool:
+    """Whether a scalar format scaled per block (NF4) is asked for its block view, as the visualiser decides."""
+    return bool({"values", "preset"} & parse_qs(query, keep_blank_values=True).keys())
 
 
 @dataclass(frozen=True)

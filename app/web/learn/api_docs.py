@@ -13,7 +13,7 @@ from app.web.platform.rendering import render
 router = APIRouter()
 
 # Values that make a working example link for GET endpoints, by parameter name.
-EXAMPLES = {"format_id": "float16", "value": "0.1", "bits": "0x3c00"}
+EXAMPLES = {"format_id": "float16", "value": "0.1", "bits": "0x3c00", "exponent_bits": "5", "mantissa_bits": "10"}
 METHODS = ("get", "post", "put", "patch", "delete")
 
 

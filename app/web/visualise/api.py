@@ -8,7 +8,12 @@ from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, Field
 
 from app.formats import (
+    CUSTOM_NAN_STYLES,
+    MAX_BIAS,
+    MAX_EXPONENT_BITS,
+    MAX_MANTISSA_BITS,
     SCALAR_FORMATS,
+    FormatSpec,
     decode,
     encode,
     get_format,
@@ -35,11 +40,24 @@ FormatId = Annotated[str, Path(description=FORMAT_DOC, min_length=1)]
 Value = Annotated[str, Query(description=VALUE_DOC, min_length=1)]
 RoundingName = Annotated[str, Query(description=ROUNDING_DOC, min_length=1)]
 OverflowName = Annotated[str, Query(description=OVERFLOW_DOC, min_length=1)]
+PatternText = Annotated[str, Query(description="0x3c00, 0b0011110000000000 or a decimal integer", min_length=1)]
+SeedText = Annotated[str | None, Query(description="seed of stochastic rounding")]
+ExponentBits = Annotated[str, Query(description=f"bits of the exponent field: 1 to {MAX_EXPONENT_BITS}", min_length=1)]
+MantissaBits = Annotated[str, Query(description=f"bits of the mantissa field: 1 to {MAX_MANTISSA_BITS}", min_length=1)]
+Bias = Annotated[str | None, Query(description=f"the exponent bias, -{MAX_BIAS} to {MAX_BIAS}; by default "
+                                               "2^(e-1) - 1 as IEEE's, or 2^(e-1) for nan_style fnuz")]
+NanStyle = Annotated[str, Query(description=f"{', '.join(CUSTOM_NAN_STYLES)}: ieee has ±inf and NaNs at the all-ones "
+                                            "exponent; fn no inf, NaN only at all ones (as float8_e4m3fn); fnuz no "
+                                            "inf, no -0, NaN at the pattern of -0 (as float8_e5m2fnuz); none no inf "
+                                            "or NaN (as float6/float4)", min_length=1)]
 
 NO_FORMAT = refused("No format has this id; GET /api/formats lists them")
 UNREADABLE = refused("An input that cannot be read; the detail says what is expected")
 NOT_SCALAR = refused("A block format, or an input that cannot be read; the detail says what is expected")
-NOT_QUANTIZED = refused("Not a block format, a value that is not finite, or too many blocks; the detail says which")
+NO_LAYOUT = refused("A layout a custom format cannot have (1 to 15 exponent bits, 1 to 112 mantissa bits, a bias "
+                    "within ±32768, IEEE-style inf and NaN from 2 exponent bits), or an input that cannot be read; "
+                    "the detail says which")
+NOT_QUANTIZED = refused("Not a block format, a value beyond FP32's range, or too many blocks; the detail says which")
 
 
 @router.get("/formats", summary="Every format: fields and exact constants", response_model=list[FormatInfo])
@@ -49,6 +67,35 @@ def list_formats() -> list[dict[str, Any]]:
     return [format_json(spec) for spec in FORMATS.values()]
 
 
+# The custom routes come before /formats/{format_id}, which would take `custom` for a format id.
+@router.get("/formats/custom", summary="A float format of your own layout: fields and exact constants",
+            response_model=FormatInfo, responses={422: NO_LAYOUT})
+def custom_format_info(
+    exponent_bits: ExponentBits, mantissa_bits: MantissaBits, bias: Bias = None, nan_style: NanStyle = "ieee"
+) -> dict[str, Any]:
+    return format_json(inputs.custom_layout(exponent_bits, mantissa_bits, bias, nan_style))
+
+
+@router.get("/formats/custom/decode", summary="The exact value of one bit pattern of your own layout",
+            response_model=Encoding, responses={422: NO_LAYOUT})
+def decode_custom(
+    exponent_bits: ExponentBits, mantissa_bits: MantissaBits, bits: PatternText, bias: Bias = None,
+    nan_style: NanStyle = "ieee",
+) -> dict[str, Any]:
+    return _decoded(inputs.custom_layout(exponent_bits, mantissa_bits, bias, nan_style), bits)
+
+
+@router.get("/formats/custom/encode", summary="How a value is stored in your own layout, and the rounding error",
+            response_model=Rounded, responses={422: NO_LAYOUT})
+def encode_custom(
+    exponent_bits: ExponentBits, mantissa_bits: MantissaBits, value: Value, bias: Bias = None,
+    nan_style: NanStyle = "ieee", rounding: RoundingName = "nearest_even", overflow: OverflowName = "format_default",
+    seed: SeedText = None,
+) -> dict[str, Any]:
+    spec = inputs.custom_layout(exponent_bits, mantissa_bits, bias, nan_style)
+    return _encoded(spec, value, rounding, overflow, seed)
+
+
 @router.get("/formats/{format_id}", summary="One format", response_model=FormatInfo, responses={404: NO_FORMAT})
 def one_format(format_id: FormatId) -> dict[str, Any]:
     return format_json(get_format(format_id))
@@ -56,12 +103,8 @@ def one_format(format_id: FormatId) -> dict[str, Any]:
 
 @router.get("/formats/{format_id}/decode", summary="The exact value of one bit pattern", response_model=Encoding,
             responses={404: NO_FORMAT, 422: NOT_SCALAR})
-def decode_bits(
-    format_id: FormatId,
-    bits: Annotated[str, Query(description="0x3c00, 0b0011110000000000 or a decimal integer", min_length=1)],
-) -> dict[str, Any]:
-    spec = inputs.scalar_format(format_id)
-    return encoding_json(decode(spec, parse_bits(bits, spec)))
+def decode_bits(format_id: FormatId, bits: PatternText) -> dict[str, Any]:
+    return _decoded(inputs.scalar_format(format_id), bits)
 
 
 @router.get("/formats/{format_id}/encode", summary="How a value is stored, and the rounding error",
@@ -71,9 +114,16 @@ def encode_value(
     value: Value,
     rounding: RoundingName = "nearest_even",
     overflow: OverflowName = "format_default",
-    seed: Annotated[str | None, Query(description="seed of stochastic rounding")] = None,
+    seed: SeedText = None,
 ) -> dict[str, Any]:
-    spec = inputs.scalar_format(format_id)
+    return _encoded(inputs.scalar_format(format_id), value, rounding, overflow, seed)
+
+
+def _decoded(spec: FormatSpec, bits: str) -> dict[str, Any]:
+    return encoding_json(decode(spec, parse_bits(bits, spec)))
+
+
+def _encoded(spec: FormatSpec, value: str, rounding: str, overflow: str, seed: str | None) -> dict[str, Any]:
     mode, policy = rounding_mode(rounding), overflow_policy(overflow)
     result = encode(spec, parse_number(value), mode, policy, inputs.seed_value(seed))
     return rounded_json(result, mode, policy)
@@ -99,7 +149,12 @@ MAX_QUANTIZE_BLOCKS = 1024
 class QuantizeRequest(BaseModel):
     format: str = Field(description="mxfp8_e4m3, mxfp8_e5m2, mxfp6_e2m3, mxfp6_e3m2, mxfp4, mxint8, nvfp4 or nf4",
                         min_length=1)
-    values: list[float] = Field(description=f"the vector to quantise (finite numbers, at most {MAX_QUANTIZE_VALUES})",
+    values: list[float] = Field(description=f"the vector to quantise, at most {MAX_QUANTIZE_VALUES} numbers within "
+                                "FP32's range; NaN and infinities as the strings \"nan\", \"inf\", \"-inf\". Block "
+                                "formats quantise FP32 tensors, so each value is first rounded to FP32 (nearest even) "
+                                "and the errors are against that. A block holding NaN or inf follows OCP MX v1.0: "
+                                "its scale is NaN (E8M0 0xff) and every element NaN; NVFP4's block scale is E4M3's "
+                                "NaN (0x7f), NF4's the absmax itself (NaN or inf), and so every element is NaN",
                                 min_length=1, max_length=MAX_QUANTIZE_VALUES)
     block_size: int | None = Field(None, description="elements per block (default: 32 for MX, 16 NVFP4, 64 NF4); "
                                    f"at most {MAX_QUANTIZE_BLOCKS} blocks in all")

@@ -8,8 +8,9 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from app.formats import FORMATS, FormatSpec
+from app.formats import BLOCK_FORMAT_IDS, FORMATS, FormatSpec
 from app.web.platform.rendering import render
+from app.web.visualise.block_page import block_url
 from app.web.visualise.present import (
     Shown,
     layout_roles,
@@ -37,6 +38,7 @@ def _scalar_row(spec: FormatSpec) -> dict[str, Any]:
     return {
         "spec": spec,
         "href": visualise_url(spec.id),
+        "block_href": block_url(spec.id) if spec.id in BLOCK_FORMAT_IDS else None,
         "fields": layout_roles(spec),
         "constants": [_constant(x) for x in (spec.min_subnormal, spec.min_normal, spec.max, spec.epsilon)],
         "lowest": shown(spec.lowest, CONSTANT_LENGTH) if spec.kind != "float" else None,
@@ -54,7 +56,8 @@ def _block_row(spec: FormatSpec) -> dict[str, Any]:
         "spec": spec,
         "element": element,
         "scale": scale,
-        "href": visualise_url(element.id),
+        "href": block_url(spec.id),
+        "element_href": visualise_url(element.id),
         "fields": layout_roles(element),
         "max": _constant(spec.max),
         "bits": shown(spec.bits_per_value),

@@ -2,7 +2,21 @@
 
 from __future__ import annotations
 
-from app.formats import FormatSpec, InputError, block_size_of, get_format
+import re
+
+from app.formats import (
+    CUSTOM_ID,
+    CUSTOM_NAN_STYLES,
+    MAX_EXPONENT_BITS,
+    MAX_MANTISSA_BITS,
+    FormatSpec,
+    InputError,
+    LayoutError,
+    block_size_of,
+    custom_format,
+    default_bias,
+    get_format,
+)
 
 MAX_SEED = 2**63 - 1
 
@@ -34,3 +48,58 @@ def block_count(values: int, format_id: str, block_size: int | None, most: int) 
         raise InputError(f"{values} values in blocks of {size} make {blocks} blocks; at most {most} are quantised "
                          f"at once, so use a block size of at least {-(-values // most)} or fewer values.")
     return blocks
+
+
+# -- custom layouts -----------------------------------------------------------------------------
+
+_WHOLE = re.compile(r"\s*([+-]?)([0-9]+)\s*", re.ASCII)
+_LONGEST = 15  # digits read in full; longer is out of every range, and said to be
+LAYOUT_NEEDED = (
+    f"A custom format needs its layout: exponent_bits (1 to {MAX_EXPONENT_BITS}) and mantissa_bits (1 to "
+    f"{MAX_MANTISSA_BITS}), as in /visualise/custom?exponent_bits=4&mantissa_bits=3; bias (default IEEE's "
+    f"2^(e-1) - 1, FNUZ's 2^(e-1)) and nan_style ({', '.join(CUSTOM_NAN_STYLES)}; default ieee) may follow."
+)
+
+
+def custom_layout(
+    exponent_bits: str | None, mantissa_bits: str | None, bias: str | None = None, nan_style: str | None = None
+) -> FormatSpec:
+    """The custom format a query's layout describes; LayoutError, with the sentence, for one it cannot be."""
+    if not exponent_bits or not mantissa_bits:
+        raise LayoutError(LAYOUT_NEEDED)
+    return custom_format(
+        _whole(exponent_bits, "exponent_bits"), _whole(mantissa_bits, "mantissa_bits"),
+        None if bias is None or not bias.strip() else _whole(bias, "bias"), nan_style or "ieee",
+    )
+
+
+def _whole(text: str, name: str) -> int:
+    """A whole number as typed (ASCII digits, a sign); one of more than 15 digits as 10^16, which every range
+    refuses without the number being made."""
+    match = _WHOLE.fullmatch(text)
+    if match is None:
+        raise LayoutError(f"{name} must be a whole number, such as 5; {text[:40]!r} is not one.")
+    sign, digits = -1 if match[1] == "-" else 1, match[2].lstrip("0") or "0"
+    return sign * (int(digits) if len(digits) <= _LONGEST else 10**(_LONGEST + 1))
+
+
+def custom_layout_query(spec: FormatSpec) -> tuple[tuple[str, str], ...] | None:
+    """The query that makes this layout a custom format (bias and nan_style only where they are not the default),
+    or None where a custom format cannot take it (integers, codebooks, E8M0, unsigned floats)."""
+    if spec.kind != "float" or not spec.signed or spec.nan_style not in CUSTOM_NAN_STYLES:
+        return None
+    try:
+        custom_format(spec.exponent_bits, spec.mantissa_bits, spec.bias, spec.nan_style)
+    except LayoutError:
+        return None
+    pairs = [("exponent_bits", str(spec.exponent_bits)), ("mantissa_bits", str(spec.mantissa_bits))]
+    if spec.bias != default_bias(spec.exponent_bits, spec.nan_style):
+        pairs.append(("bias", str(spec.bias)))
+    if spec.nan_style != "ieee":
+        pairs.append(("nan_style", spec.nan_style))
+    return tuple(pairs)
+
+
+def layout_of(spec: FormatSpec) -> tuple[tuple[str, str], ...]:
+    """What every link to this format's page carries besides its id: a custom format's layout, else nothing."""
+    return (custom_layout_query(spec) or ()) if spec.id == CUSTOM_ID else ()

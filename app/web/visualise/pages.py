@@ -8,12 +8,15 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from app.formats import (
+    CUSTOM_ID,
+    CUSTOM_NAN_STYLES,
     OVERFLOW_POLICIES,
     ROUNDINGS,
     SCALAR_FORMATS,
     Encoding,
     FormatSpec,
     InputError,
+    LayoutError,
     OverflowPolicy,
     RawBits,
     Rounded,
@@ -31,7 +34,7 @@ from app.formats import (
 )
 from app.web.platform.page_cache import cached_page
 from app.web.platform.rendering import EMBED_PREFIX, link_prefix, render
-from app.web.visualise import inputs
+from app.web.visualise import block_page, inputs
 from app.web.visualise.present import (
     Shown,
     bit_groups,
@@ -42,10 +45,15 @@ from app.web.visualise.present import (
     shown,
     visualise_url,
 )
+from app.web.visualise.serialise import real_json
 
 router = APIRouter()
 
 DEFAULT_VALUE = "0.1"
+# The inf/NaN rules a custom layout may take, in the words of its form
+NAN_STYLES = tuple(zip(CUSTOM_NAN_STYLES, (
+    "±inf and NaNs at the top exponent (IEEE)", "no inf, NaN only at all ones (as E4M3FN)",
+    "no inf, no −0, NaN at 0x80… (as E5M2FNUZ)", "no inf or NaN (as FP6, FP4)"), strict=True))
 FULL = 4000  # show exact values in full on this page, however long
 
 
@@ -81,6 +89,7 @@ def _results(enc: Encoding, result: Rounded | None, links: dict[str, Any]) -> di
         "fields": layout_roles(spec),
         "groups": bit_groups(enc, links),
         "stored_short": shown(enc.value, 60, 17),
+        "stored_exact": real_json(enc.value)[1],
         "significand": shown(enc.significand, FULL),
         "int_parts": int_parts(enc) if spec.kind == "int" else None,
         "codebook": [decode(spec, code) for code in range(len(spec.codebook))],
@@ -94,6 +103,35 @@ def _results(enc: Encoding, result: Rounded | None, links: dict[str, Any]) -> di
         ],
         "line": number_line(enc),
     }
+
+
+# Before /visualise/{format_id}, which would take `custom` for a format id
+@router.get("/visualise/custom", include_in_schema=False)
+@router.get(EMBED_PREFIX + "/visualise/custom", include_in_schema=False)
+@cached_page()
+def visualise_custom(
+    request: Request,
+    exponent_bits: str | None = None,
+    mantissa_bits: str | None = None,
+    bias: str | None = None,
+    nan_style: str | None = None,
+    value: str | None = None,
+    bits: str | None = None,
+    rounding: str = "nearest_even",
+    overflow: str = "format_default",
+    seed: str | None = None,
+) -> HTMLResponse:
+    """A float format of the visitor's own layout in the visualiser; every link it makes keeps the layout."""
+    prefix = link_prefix(request.url.path)
+    try:
+        spec = inputs.custom_layout(exponent_bits, mantissa_bits, bias, nan_style)
+    except LayoutError as error:
+        typed_layout = {"exponent_bits": exponent_bits or "", "mantissa_bits": mantissa_bits or "",
+                        "bias": bias or "", "nan_style": nan_style or "ieee"}
+        typed = bits if bits is not None else DEFAULT_VALUE if value is None else value
+        choices = {"typed": typed, "rounding": rounding, "overflow": overflow, "seed": seed or ""}
+        return _layout_refused(request, str(error), typed_layout | choices, prefix)
+    return _scalar_page(request, spec, prefix, value, bits, rounding, overflow, seed)
 
 
 @router.get("/visualise/{format_id}", include_in_schema=False)
@@ -111,12 +149,22 @@ def visualise(
     """The visualiser page; under /embed/ the same page, framed (templates/embed/), its links kept in the frame."""
     spec = get_format(format_id)
     prefix = link_prefix(request.url.path)
-    if spec.kind == "block":
-        return _block_refused(request, spec, prefix)
+    if block_page.wants_block(spec, request):
+        return block_page.block_page(request, spec, prefix)
+    return _scalar_page(request, spec, prefix, value, bits, rounding, overflow, seed)
+
+
+def _scalar_page(
+    request: Request, spec: FormatSpec, prefix: str, value: str | None, bits: str | None, rounding: str,
+    overflow: str, seed: str | None,
+) -> HTMLResponse:
+    """The visualiser of one scalar format, a registry one or a custom layout."""
     typed = bits if bits is not None else DEFAULT_VALUE if value is None else value
+    layout = inputs.layout_of(spec)
     context: dict[str, Any] = {
         "spec": spec, "roundings": ROUNDINGS, "overflows": OVERFLOW_POLICIES, "typed": typed,
         "rounding": rounding, "overflow": overflow, "seed": seed or "", "error": None, "enc": None, "prefix": prefix,
+        "layout_form": _layout_form(spec), "nan_styles": NAN_STYLES, "custom_href": None,
     }
     try:
         links: dict[str, Any] = {
@@ -124,30 +172,61 @@ def visualise(
             "overflow": overflow_policy(overflow),
             "seed": inputs.seed_value(seed),
             "prefix": prefix,
+            "layout": layout,
         }
         enc, result = _stored(spec, value, bits, links["rounding"], links["overflow"], links["seed"])
     except InputError as error:
-        context |= {"error": str(error), "switch": _switch_links(typed, {"prefix": prefix})}
+        context |= {"error": str(error), "switch": _switch_links(typed, {"prefix": prefix, "layout": layout}, spec)}
         return render(request, "visualise.html", context, fragment="visualiser", status_code=422)
     carried = typed if result else enc.value.exact_string()
-    context |= _results(enc, result, links) | {"links": links, "switch": _switch_links(carried, links)}
+    context |= _results(enc, result, links) | {
+        "links": links, "switch": _switch_links(carried, links, spec),
+        "custom_href": _custom_href(spec, carried, links),
+    }
     return render(request, "visualise.html", context, fragment="visualiser")
 
 
-def _switch_links(value: str, links: dict[str, Any]) -> list[tuple[FormatSpec, str]]:
-    """The same value in every other scalar format."""
-    return [(other, visualise_url(other.id, value=value, **links)) for other in SCALAR_FORMATS]
+def _switch_links(
+    value: str, links: dict[str, Any], current: FormatSpec | None
+) -> list[tuple[FormatSpec, str]]:
+    """The same value in every other scalar format, and in the custom layout shown, when it is one."""
+    plain = {name: choice for name, choice in links.items() if name != "layout"}
+    switch = [(other, visualise_url(other.id, value=value, **plain)) for other in SCALAR_FORMATS]
+    if current is not None and current.id == CUSTOM_ID:
+        switch.append((current, visualise_url(CUSTOM_ID, value=value, **links)))
+    return switch
 
 
-def _block_refused(request: Request, spec: FormatSpec, prefix: str) -> HTMLResponse:
-    """A block format has no single-value view: say so, and link its element format."""
-    element = spec.element.id if spec.element else ""
-    message = (
-        f"{spec.id} is a block format: its values share a scale, so one value cannot be shown alone. "
-        f"Its elements are {element} values."
-    )
+def _custom_href(spec: FormatSpec, value: str, links: dict[str, Any]) -> str | None:
+    """The same value in a custom format of this registry format's layout, to change it from there."""
+    query = None if spec.id == CUSTOM_ID else inputs.custom_layout_query(spec)
+    return None if query is None else visualise_url(CUSTOM_ID, value=value, **{**links, "layout": query})
+
+
+def _layout_form(spec: FormatSpec) -> dict[str, str] | None:
+    """The layout fields of a custom format's form, as typed (the bias empty where it is the default)."""
+    if spec.id != CUSTOM_ID:
+        return None
+    query = dict(inputs.layout_of(spec))
+    return {"exponent_bits": query["exponent_bits"], "mantissa_bits": query["mantissa_bits"],
+            "bias": query.get("bias", ""), "nan_style": query.get("nan_style", "ieee")}
+
+
+# What the page shows in place of a format while the layout typed is refused
+_NO_LAYOUT = FormatSpec(
+    id=CUSTOM_ID, name="Custom layout", kind="float", bits=0,
+    summary="A float format of your own: choose its exponent and mantissa bits, its bias and its inf/NaN rule.",
+)
+
+
+def _layout_refused(request: Request, error: str, typed: dict[str, str], prefix: str) -> HTMLResponse:
+    """The custom visualiser with its form as typed, and the sentence that says what the layout lacks."""
+    layout_form = {name: typed[name] for name in ("exponent_bits", "mantissa_bits", "bias", "nan_style")}
     context = {
-        "status": 422, "message": message,
-        "link": visualise_url(element, prefix=prefix), "link_text": f"Visualise {get_format(element).name} ({element})",
+        "spec": _NO_LAYOUT, "roundings": ROUNDINGS, "overflows": OVERFLOW_POLICIES, "typed": typed["typed"],
+        "rounding": typed["rounding"], "overflow": typed["overflow"], "seed": typed["seed"], "error": error,
+        "enc": None, "prefix": prefix, "layout_form": layout_form, "nan_styles": NAN_STYLES,
+        "custom_href": None, "switch": _switch_links(typed["typed"], {"prefix": prefix}, None),
     }
-    return render(request, "error.html", context, status_code=422)
+    return render(request, "visualise.html", context, fragment="visualiser", status_code=422)
+

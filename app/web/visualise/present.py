@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -122,13 +123,19 @@ def int_parts(enc: Encoding) -> tuple[int, int]:
 # -- links ----------------------------------------------------------------------------------------
 
 
+Layout = Sequence[tuple[str, str]]
+
+
 def visualise_url(
     format_id: str, *, value: str | None = None, bits: str | None = None, rounding: str = DEFAULT_ROUNDING,
-    overflow: str = DEFAULT_OVERFLOW, seed: int | None = None, prefix: str = "",
+    overflow: str = DEFAULT_OVERFLOW, seed: int | None = None, prefix: str = "", layout: Layout = (),
 ) -> str:
-    """The visualiser's URL (under `prefix`, see link_prefix); choices left at their defaults stay out of it."""
+    """The visualiser's URL (under `prefix`, see link_prefix); choices left at their defaults stay out of it.
+
+    `layout` is a custom format's (custom_layout_query): every link to a custom format's page carries it.
+    """
     query = [
-        ("value", value), ("bits", bits),
+        *layout, ("value", value), ("bits", bits),
         ("rounding", None if rounding == DEFAULT_ROUNDING else rounding),
         ("overflow", None if overflow == DEFAULT_OVERFLOW else overflow),
         ("seed", seed),

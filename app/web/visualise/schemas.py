@@ -13,6 +13,9 @@ from pydantic import BaseModel, Field
 from app.formats import OverflowPolicy, Rounding, ValueClass
 
 EXACT = "an exact decimal string"
+# Past 1200 significant digits a decimal is rounded to 40: only values of float128 and wide custom layouts, far
+# from 1, have that many
+LONG = " (rounded to 40 significant digits where it has more than 1200: values of float128 and wide custom layouts)"
 # As DESIGN.md section 3 promises them (tests/web/test_openapi_schemas.py holds them to the core's)
 FormatKind = Literal["float", "int", "codebook", "block"]
 OverflowDefault = Literal["inf", "nan", "saturate", "wrap"]
@@ -31,10 +34,10 @@ class FormatInfo(BaseModel):
     has_inf: bool = Field(description="whether it has infinities")
     has_nan: bool = Field(description="whether it has NaN")
     has_negative_zero: bool = Field(description="whether -0 is a pattern of its own")
-    max: str = Field(description=f"the largest finite value, {EXACT}")
-    lowest: str = Field(description=f"the most negative finite value, {EXACT}")
-    min_normal: str | None = Field(description=f"the smallest positive normal value, {EXACT}; null where none")
-    min_subnormal: str | None = Field(description=f"the smallest positive subnormal, {EXACT}; null where none")
+    max: str = Field(description=f"the largest finite value, {EXACT}{LONG}")
+    lowest: str = Field(description=f"the most negative finite value, {EXACT}{LONG}")
+    min_normal: str | None = Field(description=f"the smallest positive normal value, {EXACT}{LONG}; null where none")
+    min_subnormal: str | None = Field(description=f"the smallest positive subnormal, {EXACT}{LONG}; null where none")
     epsilon: str | None = Field(description=f"the gap from 1 to the next value up, {EXACT}; null where 1 is not held")
     signed: bool = Field(description="whether it holds negative values")
     overflow_default: OverflowDefault = Field(description="what storing a finite value beyond max gives by default")
@@ -60,10 +63,12 @@ class Encoding(BaseModel):
     exponent: int | None = Field(description="the unbiased exponent of a finite nonzero float; else null")
     significand: str | None = Field(description=f"1.m or 0.m, {EXACT}; null where exponent is")
     value_class: ValueClass = Field(alias="class", description="zero, subnormal, normal, inf or nan")
-    value: str = Field(description=f"the value the pattern holds, {EXACT}")
-    next_up: str | None = Field(description=f"the next value up, {EXACT}; null at the top")
-    next_down: str | None = Field(description=f"the next value down, {EXACT}; null at the bottom")
-    ulp: str | None = Field(description=f"the gap to the next value of larger magnitude, {EXACT}; null where none")
+    value: str = Field(description=f"the value the pattern holds, {EXACT}{LONG}")
+    value_exact: bool = Field(description="whether value is exact: false only past 1200 significant digits")
+    next_up: str | None = Field(description=f"the next value up, {EXACT}{LONG}; null at the top")
+    next_down: str | None = Field(description=f"the next value down, {EXACT}{LONG}; null at the bottom")
+    ulp: str | None = Field(description=f"the gap to the next value of larger magnitude, {EXACT}{LONG}; "
+                                        "null where none")
 
 
 class Rounded(Encoding):
@@ -89,22 +94,33 @@ class Comparison(BaseModel):
     results: list[Rounded] = Field(description="the value stored in each scalar format, in the order of /api/formats")
 
 
+# JSON has no NaN or infinity: a block holding them answers with these strings where a number would be
+NonFinite = Literal["nan", "inf", "-inf"]
+Number = float | NonFinite
+
+
 class Block(BaseModel):
     """One block of a quantised vector."""
 
-    scale_bits: int = Field(description="the shared scale's bit pattern in the scale format")
-    scale: float = Field(description="the shared scale's value")
-    codes: list[int] = Field(description="each element's bit pattern in the element format")
-    values: list[float] = Field(description="each element's value: its element value times the scale")
+    scale_bits: int = Field(description="the shared scale's bit pattern in the scale format (E8M0's NaN 0xff, "
+                            "E4M3's 0x7f, or FP32's NaN or inf for a block holding NaN or inf)")
+    scale: Number = Field(description='the shared scale\'s value; "nan" (NF4: "nan" or "inf") for a block holding NaN '
+                          "or inf")
+    codes: list[int] = Field(description="each element's bit pattern in the element format (zeros, the zero code "
+                             "for NF4, where the scale is NaN: the elements are NaN whatever their bits)")
+    values: list[Number] = Field(description='each element\'s value: its element value times the scale ("nan" in a '
+                                 "block holding NaN or inf)")
 
 
 class Quantization(BaseModel):
-    """A vector quantised block by block, and its error against the input."""
+    """A vector quantised block by block, and its error against the input rounded to FP32."""
 
     format: str = Field(description="the block format's id")
     block_size: int = Field(description="elements per block (the last block may be shorter)")
     blocks: list[Block] = Field(description="the blocks, in order")
-    dequantized: list[float] = Field(description="the stored values, one per input value")
-    mse: float = Field(description="the mean squared error of dequantized against the input")
-    max_abs_error: float = Field(description="the largest absolute error of one value")
-    tensor_scale: float | None = Field(None, description="NVFP4 only: the FP32 scale over the whole vector")
+    dequantized: list[Number] = Field(description="the stored values, one per input value")
+    mse: Number = Field(description="the mean squared error of dequantized against the input rounded to FP32; "
+                        '"nan" when a value is NaN')
+    max_abs_error: Number = Field(description='the largest absolute error of one value; "nan" when a value is NaN')
+    tensor_scale: float | None = Field(None, description="NVFP4 only: the FP32 scale over the whole vector (over "
+                                       "its blocks without NaN or inf)")

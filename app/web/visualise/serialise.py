@@ -59,6 +59,7 @@ def encoding_json(enc: Encoding) -> dict[str, Any]:
         "significand": exact(enc.significand),
         "class": enc.cls,
         "value": enc.value.exact_string(),
+        "value_exact": real_json(enc.value)[1],
         "next_up": up.value.exact_string() if up else None,
         "next_down": down.value.exact_string() if down else None,
         "ulp": exact(ulp(enc)),

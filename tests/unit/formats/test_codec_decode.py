@@ -34,8 +34,13 @@ BLOCKS = [s for s in FORMATS.values() if s.kind == "block"]
 
 
 def random_patterns(spec: FormatSpec, count: int, seed: int) -> np.ndarray:
-    """Uniformly random bit patterns of the format, as uint64."""
-    return np.random.default_rng(seed).integers(0, 1 << spec.bits, count, dtype=np.uint64)
+    """Uniformly random bit patterns of the format, as uint64 (as Python ints past 64 bits: float128's)."""
+    rng = np.random.default_rng(seed)
+    if spec.bits > 64:
+        width = (spec.bits + 7) // 8
+        return np.array([int.from_bytes(rng.bytes(width), "little") >> (8 * width - spec.bits) for _ in range(count)],
+                        dtype=object)
+    return rng.integers(0, 1 << spec.bits, count, dtype=np.uint64)
 
 
 def reference_values(spec: FormatSpec, patterns: np.ndarray) -> np.ndarray:

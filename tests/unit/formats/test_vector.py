@@ -16,9 +16,9 @@ from app.formats.codec import NotScalarError, decode, encode
 from app.formats.exact import Real
 from app.formats.registry import FORMATS, SCALAR_FORMATS
 from app.formats.spec import FormatSpec
-from app.formats.vector import decode_bits, encode_bits, round_to_format
+from app.formats.vector import NoFastPathError, decode_bits, encode_bits, has_fast_path, round_to_format
 
-IDS = [f.id for f in SCALAR_FORMATS]
+IDS = [f.id for f in SCALAR_FORMATS if has_fast_path(f)]
 MAX_PROBES = 1500
 
 
@@ -197,6 +197,12 @@ def test_results_are_new_arrays() -> None:
 def test_block_formats_are_refused() -> None:
     with pytest.raises(NotScalarError):
         encode_bits(np.zeros(3), FORMATS["mxfp4"])
+
+
+def test_every_registry_format_but_float128_has_the_fast_path() -> None:
+    assert [f.id for f in SCALAR_FORMATS if not has_fast_path(f)] == ["float128"]
+    with pytest.raises(NoFastPathError, match="no vectorised path"):
+        encode_bits(np.zeros(3), FORMATS["float128"])
 
 
 def test_patterns_wider_than_the_format_are_refused() -> None:

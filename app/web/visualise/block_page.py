@@ -1,0 +1,160 @@
+"""The block visualiser: one block of a block format (MX, NVFP4, NF4) that a student edits or starts from a preset.
+
+State is the query string: `?preset=outlier` or `?values=0.5, -1.25, 3` (commas, spaces or newlines between
+values, each read as the rest of the app reads a value). Each value is first rounded to FP32, as the block formats
+quantise FP32 tensors; fewer values than a block holds are padded with zeros (which change neither the absmax
+nor the scale), more are refused. NF4 is a scalar codebook too: its block view is the one asked for with
+`values` or `preset`, its plain address the scalar view.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+
+from app.formats import (
+    BLOCK_FORMAT_IDS,
+    FORMATS,
+    FormatSpec,
+    InputError,
+    encode,
+    parse_number,
+    quantize_blocks,
+)
+from app.web.platform.rendering import render
+from app.web.visualise.block_present import block_view, side_by_side
+
+MAX_TEXT = 4000  # characters of a typed list: 64 values of 60 characters each (the query's limit is 8 KB)
+_SEPARATORS = re.compile(r"[\s,;]+")
+_FLOAT32 = FORMATS["float32"]
+
+
+def _normal(n: int) -> list[str]:
+    """n values shaped like a normal distribution: its quantiles at (i + ½)/n to the nearest 1/16, so that FP32
+    holds each exactly, in an order that mixes signs and sizes (a step of 13 visits every index of a power-of-two
+    block)."""
+    quantiles = [round(16 * NormalDist().inv_cdf((i + 0.5) / n)) / 16 for i in range(n)]
+    return [f"{quantiles[(13 * i) % n]:g}" for i in range(n)]
+
+
+def _with(n: int, index: int, text: str) -> list[str]:
+    values = _normal(n)
+    values[index % n] = text
+    return values
+
+
+@dataclass(frozen=True)
+class Preset:
+    id: str
+    label: str
+    values: Callable[[int], list[str]]
+
+
+PRESETS: tuple[Preset, ...] = (
+    Preset("normal", "normal values", _normal),
+    Preset("outlier", "one outlier", lambda n: _with(n, 5, "40")),
+    Preset("equal", "all equal", lambda n: ["0.3125"] * n),
+    Preset("floor", "near the scale's floor", lambda n: [v + "e-39" for v in _normal(n)]),
+    Preset("zero", "all zero", lambda n: ["0"] * n),
+    Preset("nan", "holding NaN", lambda n: _with(n, 3, "nan")),
+    Preset("inf", "holding inf", lambda n: _with(n, 3, "inf")),
+)
+_PRESETS = {p.id: p for p in PRESETS}
+DEFAULT_PRESET = "normal"
+
+
+def wants_block(spec: FormatSpec, request: Request) -> bool:
+    """Whether the visualiser shows a block: always for a block format; for NF4 when a block was asked for."""
+    query = request.query_params
+    return spec.kind == "block" or (spec.id in BLOCK_FORMAT_IDS and ("values" in query or "preset" in query))
+
+
+def block_url(format_id: str, *, preset: str | None = None, values: str | None = None, prefix: str = "") -> str:
+    """The block visualiser's URL: a preset, or the values as typed; NF4's always says which (else it is scalar)."""
+    if values is not None:
+        return f"{prefix}/visualise/{format_id}?values={quote(values, safe='')}"
+    if preset is None and FORMATS[format_id].kind != "block":
+        preset = DEFAULT_PRESET
+    return f"{prefix}/visualise/{format_id}" + (f"?preset={preset}" if preset else "")
+
+
+def _entries(text: str, size: int) -> list[str]:
+    if len(text) > MAX_TEXT:
+        raise InputError(f"The list is {len(text):,} characters long; at most {MAX_TEXT:,} are accepted.")
+    entries = [entry for entry in _SEPARATORS.split(text.replace("\u2212", "-")) if entry]
+    if not entries:
+        raise InputError(f"The list is empty; type up to {size} numbers, separated by commas, spaces or new lines.")
+    if len(entries) > size:
+        raise InputError(f"One block holds {size} values and the list has {len(entries)}; remove "
+                         f"{len(entries) - size}, or quantise a longer vector with POST /api/blocks/quantize.")
+    return entries
+
+
+def fp32_values(entries: list[str]) -> tuple[list[float], int]:
+    """Each entry read exactly and rounded once to FP32 (nearest even); and how many that rounding changed."""
+    values, changed = [], 0
+    for position, entry in enumerate(entries, 1):
+        try:
+            rounded = encode(_FLOAT32, parse_number(entry))
+        except InputError as error:
+            raise InputError(f"Value {position} ({entry[:40]!r}) cannot be used: {error}") from None
+        if rounded.overflowed:
+            raise InputError(f"Value {position} ({entry[:40]!r}) is beyond FP32's range (±{float(_FLOAT32.max):g}); "
+                             "block formats quantise FP32 tensors, so give a value within it, or inf.")
+        changed += not rounded.error.is_zero and rounded.input.is_finite
+        values.append(rounded.encoding.value.to_float())
+    return values, changed
+
+
+def block_page(request: Request, spec: FormatSpec, prefix: str) -> HTMLResponse:
+    """The block visualiser page (or its htmx fragment) for one block of `spec`."""
+    size = spec.block_size
+    typed = request.query_params.get("values")
+    preset = None if typed is not None else request.query_params.get("preset") or DEFAULT_PRESET
+    context: dict[str, Any] = {
+        "spec": spec, "prefix": prefix, "size": size, "presets": PRESETS, "preset": preset,
+        "preset_links": {p.id: block_url(spec.id, preset=p.id, prefix=prefix) for p in PRESETS},
+        "action": f"{prefix}/visualise/{spec.id}", "error": None, "typed": typed or "",
+    }
+    try:
+        if preset is not None:
+            entries = _preset(preset, size)
+            context["typed"] = _lines(entries)
+        else:
+            entries = _entries(typed or "", size)
+        values, changed = fp32_values(entries)
+    except InputError as error:
+        context["error"] = str(error)
+        return render(request, "visualise_block.html", context, fragment="block", status_code=422)
+    result = quantize_blocks(values, spec.id)  # a shorter block is padded with zeros by the quantiser
+    links = {other: _other_link(other, preset, typed, len(values), prefix) for other in BLOCK_FORMAT_IDS}
+    context |= block_view(result, prefix) | {
+        "count": len(values), "padding": size - len(values), "changed": changed,
+        "others": side_by_side(values, spec.id, links),
+    }
+    return render(request, "visualise_block.html", context, fragment="block")
+
+
+def _preset(preset: str, size: int) -> list[str]:
+    if preset not in _PRESETS:
+        raise InputError(f"There is no preset {preset[:40]!r}; choose one of: {', '.join(_PRESETS)}.")
+    return _PRESETS[preset].values(size)
+
+
+def _lines(entries: list[str]) -> str:
+    """A list as the textarea shows it: eight values a line."""
+    return "\n".join(", ".join(entries[i : i + 8]) for i in range(0, len(entries), 8))
+
+
+def _other_link(format_id: str, preset: str | None, typed: str | None, count: int, prefix: str) -> str | None:
+    """The same block in another format: the same preset, or the same values where they fit one of its blocks."""
+    if typed is None:
+        return block_url(format_id, preset=preset, prefix=prefix)
+    return block_url(format_id, values=typed, prefix=prefix) if count <= FORMATS[format_id].block_size else None
