@@ -17,7 +17,8 @@ from app.hardware.datafiles import DataFileError, load_measured, load_published,
 RESULT_FIELDS = {"library", "format", "label", "size", "tflops", "seconds", "products_timed"}
 DOCUMENT_FIELDS = {"kind", "source", "device", "device_type", "date", "host", "versions", "operation", "results",
                    "skipped"}
-H200_SOURCE = "reported for reference by the project lead, who measured it on one NVIDIA H200 with torch 2.11 (CUDA) on 2026-11-30"
+H200_SOURCE = ("reported for reference by the project lead, who measured it on one NVIDIA H200 with torch 2.11 (CUDA) "
+               "on 2026-11-30")
 
 
 @pytest.fixture(autouse=True)
