@@ -16,10 +16,11 @@ from app.settings import Settings, get_settings
 from app.store.database import create_database_engine, migrate
 from app.web.embed import pages as embed_pages
 from app.web.home import pages as home_pages
-from app.web.learn import api_docs, hardware_page, memory_calculator
+from app.web.learn import accumulation, api_docs, hardware_page, memory_calculator
 from app.web.learn import pages as learn_pages
 from app.web.platform import errors, health, metrics
 from app.web.platform.headers import SecurityHeaders
+from app.web.platform.language_routing import LanguagePrefixes
 from app.web.platform.page_etags import PageETags
 from app.web.platform.rate_limiting import RateLimits
 from app.web.platform.rendering import STATIC_DIR, STATIC_VERSION
@@ -33,14 +34,16 @@ from app.web.quiz import pages as quiz_pages
 from app.web.train import api as train_api
 from app.web.train import pages as train_pages
 from app.web.train import recipe_styles
+from app.web.train import script as train_script
 from app.web.visualise import api as formats_api
 from app.web.visualise import compare, format_table
 from app.web.visualise import pages as visualiser_pages
 
 # Every router of the site, each included here and nowhere else.
 ROUTERS = (
-    home_pages, visualiser_pages, compare, format_table, formats_api, api_docs, train_pages, train_api, recipe_styles,
-    learn_pages, memory_calculator, hardware_page, embed_pages, quiz_pages, quiz_api, certificates, health, metrics,
+    home_pages, visualiser_pages, compare, format_table, formats_api, api_docs, train_pages, train_api, train_script,
+    recipe_styles, learn_pages, memory_calculator, accumulation, hardware_page, embed_pages, quiz_pages, quiz_api,
+    certificates, health, metrics,
 )
 
 
@@ -96,6 +99,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Text compressed for clients that ask (never the event stream, which Starlette leaves alone: it must flow)
     app.add_middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_BYTES, compresslevel=6)
     app.add_middleware(RequestLimits, max_body_bytes=settings.max_body_bytes, max_query_bytes=settings.max_query_bytes)
+    # /tr/... reaches the routes as /... in Turkish; its own redirects and refusals get the headers below too
+    app.add_middleware(LanguagePrefixes)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(RequestLog)  # outermost: it times, counts and logs the refusals of the others too
     return app

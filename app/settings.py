@@ -82,6 +82,9 @@ class Settings(BaseSettings):
     # Certificates earned (passed attempts finished) per client: a bot that learns the answers from the feedback
     # then earns no more of them a day than a person does.
     rate_limit_passes: str = "10/day"
+    # Accumulation figures (page and API): up to a million values summed four ways, about half a second of CPU
+    # each when it is not cached.
+    rate_limit_sums: str = "30/minute"
     # Clients counted as one: IPv6 addresses by this prefix (one /64 is one subscriber's network, and holds 2^64
     # addresses to hop between), IPv4 addresses one by one.
     rate_limit_ipv6_prefix: int = Field(default=64, ge=1, le=128)
@@ -113,7 +116,8 @@ class Settings(BaseSettings):
                 raise ValueError(f"PRECISION_LAB_PREVIOUS_PUBLIC_KEYS, key {number}: {error}") from None
         return value
 
-    @field_validator("rate_limit_attempts", "rate_limit_verify", "rate_limit_train", "rate_limit_passes")
+    @field_validator("rate_limit_attempts", "rate_limit_verify", "rate_limit_train", "rate_limit_passes",
+                     "rate_limit_sums")
     @classmethod
     def _rate_limit(cls, value: str, info: ValidationInfo) -> str:
         try:

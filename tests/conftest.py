@@ -19,12 +19,20 @@ SLOW_TESTS = {
     "unit/formats/test_codec_encode.py::test_encode_float64_agrees_with_correctly_rounded_float",
     "unit/formats/test_codec_encode.py::test_encode_tfloat32_rounds_float32_to_nearest_even",
     "unit/formats/test_codec_encode.py::test_encode_nf4_is_the_nearest_codebook_value",
-    "unit/training/test_training_scenarios.py::test_small_updates_weights_without_a_master_copy_stall",
-    "unit/training/test_training_scenarios.py::test_tiny_gradients_fp16_without_scaling_flushes_most_gradients_and_stalls",
-    "unit/training/test_training_scenarios.py::test_large_activations_fp16_overflows_and_the_dynamic_scaler_backs_off",
-    "unit/training/test_training_scenarios.py::test_baseline_every_recipe_reaches_about_the_same_loss",
+    "unit/training/test_training_scenarios.py::test_small_updates_weights_without_a_master_copy_fall_far_behind",
+    "unit/training/test_training_scenarios.py::"
+    "test_tiny_gradients_fp16_without_scaling_flushes_and_stalls_and_loss_scaling_or_a_wide_range_recovers",
+    "unit/training/test_training_scenarios.py::"
+    "test_large_activations_scaled_fp16_gradients_overflow_and_the_dynamic_scaler_backs_off",
+    "unit/training/test_training_scenarios.py::"
+    "test_large_activations_fp8_loses_by_the_precision_of_its_forward_pass_not_by_training",
+    "unit/training/test_training_scenarios.py::"
+    "test_baseline_every_recipe_ends_within_0_01_of_fp32_closer_than_fp32_varies_between_seeds",
     "unit/training/test_torch_backend.py::test_scenario_lessons_come_out_of_torch_arithmetic_too",
     "unit/training/test_torch_backend.py::test_fp32_loss_curves_of_numpy_and_torch_agree",
+    "unit/training/test_pytorch_script.py::test_the_scripts_losses_on_a_cpu_are_the_torch_backends",
+    "unit/training/test_pytorch_script.py::test_the_fp8_script_says_why_it_runs_bf16_on_a_cpu_and_then_trains_as_bf16",
+    "unit/training/test_pytorch_script.py::test_every_script_passes_the_projects_linter",
     "unit/test_production_settings.py::test_fresh_random_keys_are_never_taken_for_patterned_ones",
     "unit/test_production_settings.py::test_serve_stops_with_the_sentence_not_a_traceback",
     "store/test_store_cli.py::test_the_command_runs_as_a_program",

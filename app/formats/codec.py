@@ -7,7 +7,6 @@ behaviour is what `format_default` means (overflow to inf, to NaN, or saturation
 from __future__ import annotations
 
 import bisect
-import random
 from fractions import Fraction
 from functools import cache
 
@@ -16,10 +15,12 @@ from app.formats.exact import Real, decimal
 from app.formats.rounding import (
     OverflowPolicy,
     Rounding,
+    StochasticDraw,
     magnitude_rounds_up,
     overflow_policy,
     rounding_mode,
     rounds_toward_zero,
+    seeded_draw,
 )
 from app.formats.spec import FormatSpec, pow2
 from app.refusal import Refusal
@@ -88,9 +89,16 @@ def encode(
 ) -> Rounded:
     """Store x in the format: round by `rounding`, then handle overflow by `overflow`; an unknown mode or policy
     is an InputError, never a silent default."""
+    rounding = rounding_mode(rounding)
+    return encode_drawn(spec, x, rounding, overflow, seeded_draw(seed) if rounding == "stochastic" else None)
+
+
+def encode_drawn(
+    spec: FormatSpec, x: Real, rounding: Rounding, overflow: OverflowPolicy, rng: StochasticDraw | None
+) -> Rounded:
+    """encode, with stochastic rounding's draw given (stochastic.py asks for each way a draw can go)."""
     _check_scalar(spec)
     rounding, saturate = rounding_mode(rounding), overflow_policy(overflow) == "saturate"
-    rng = random.Random(seed) if rounding == "stochastic" else None
     if spec.kind == "int":
         return _encode_int(spec, x, rounding, saturate, rng)
     if spec.kind == "codebook":
@@ -122,7 +130,7 @@ def _nan_bits(spec: FormatSpec, negative: bool) -> int:
 SATURATED_BY = {"float8_e4m3fn": ", as PyTorch's .to(torch.float8_e4m3fn) and Transformer Engine do"}
 
 
-def _encode_float(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: random.Random | None) -> Rounded:
+def _encode_float(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: StochasticDraw | None) -> Rounded:
     neg = x.negative
     if x.kind == "nan":
         if spec.nan_style == "none":
@@ -191,7 +199,7 @@ def int_limits(spec: FormatSpec) -> tuple[int, int]:
     return int(spec.lowest), int(spec.max)
 
 
-def _encode_int(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: random.Random | None) -> Rounded:
+def _encode_int(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: StochasticDraw | None) -> Rounded:
     lo, hi = int_limits(spec)
     if x.kind == "nan":
         return Rounded(decode(spec, 0), x, False, False, "Integers have no NaN; stored as 0.")
@@ -215,7 +223,7 @@ def _encode_int(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: rando
     return Rounded(decode(spec, v & ((1 << spec.bits) - 1)), x, overflowed, underflowed, note)
 
 
-def _encode_codebook(spec: FormatSpec, x: Real, mode: str, rng: random.Random | None) -> Rounded:
+def _encode_codebook(spec: FormatSpec, x: Real, mode: str, rng: StochasticDraw | None) -> Rounded:
     values = _codebook(spec)
     if x.kind == "nan":
         return Rounded(decode(spec, values.index(Fraction(0))), x, False, False,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Literal, cast, get_args
 
 from app.formats.parse import InputError
@@ -28,12 +29,28 @@ def overflow_policy(name: str) -> OverflowPolicy:
     return cast(OverflowPolicy, name)
 
 
+# Stochastic rounding's draw: given |x| = q + remainder/divisor, whether it goes to q + 1 (see seeded_draw)
+StochasticDraw = Callable[[int, int], bool]
+
+
+def seeded_draw(seed: int | None) -> StochasticDraw:
+    """The draws of one encoding under stochastic rounding: up with probability remainder/divisor, exactly to
+    2^-64, from 64 bits of random.Random(seed) (the generator static/js/mt19937.js repeats)."""
+    rng = random.Random(seed)
+
+    def draw(remainder: int, divisor: int) -> bool:
+        return rng.getrandbits(64) * divisor < remainder << 64
+
+    return draw
+
+
 def magnitude_rounds_up(
-    mode: str, negative: bool, remainder: int, divisor: int, lower_is_even: bool, rng: random.Random | None
+    mode: str, negative: bool, remainder: int, divisor: int, lower_is_even: bool, draw: StochasticDraw | None
 ) -> bool:
     """Whether |x| = q + remainder/divisor (0 < remainder < divisor) rounds to q + 1 rather than q.
 
-    `negative` is the sign of x, for the directed modes; `lower_is_even` breaks ties for nearest_even.
+    `negative` is the sign of x, for the directed modes; `lower_is_even` breaks ties for nearest_even; `draw`
+    decides a stochastic rounding (seed 0's when None).
     """
     if mode == "toward_zero":
         return False
@@ -42,9 +59,7 @@ def magnitude_rounds_up(
     if mode == "toward_negative":
         return negative
     if mode == "stochastic":
-        # round up with probability remainder/divisor, exactly to 2^-64
-        draw = (rng or random.Random(0)).getrandbits(64)
-        return draw * divisor < remainder << 64
+        return (draw or seeded_draw(0))(remainder, divisor)
     twice = 2 * remainder
     if twice != divisor:
         return twice > divisor

@@ -32,7 +32,9 @@ from app.training.memory_calc import (
 )
 from app.training.model import ACTIVATIONS, MLP, ActivationId
 from app.training.optim import OPTIMIZERS, OptimizerId
+from app.training.pytorch_script import pytorch_script, script_filename
 from app.training.recipes import RECIPES, Recipe, RecipeId, bytes_per_param, memory_for_model
+from app.training.run_shape import HISTOGRAM_SNAPSHOTS
 from app.training.runner import DEFAULT_CONFIG, run, stream
 from app.training.scenarios import SCENARIOS, Scenario, ScenarioId
 
@@ -42,6 +44,7 @@ __all__ = [
     "BYTES_PER_GIB",
     "DATASETS",
     "DEFAULT_CONFIG",
+    "HISTOGRAM_SNAPSHOTS",
     "LIMITS",
     "MLP",
     "OPTIMIZERS",
@@ -74,8 +77,10 @@ __all__ = [
     "parse_devices",
     "parse_param_count",
     "parse_zero_stage",
+    "pytorch_script",
     "recipe_named",
     "run",
+    "script_filename",
     "stream",
     "weight_format_named",
 ]

@@ -3,7 +3,9 @@
 Work is counted from the operations the run will perform, as `precision.Arithmetic` and the runner perform
 them: the multiply-adds of every matrix product, the elements each rounding point sends through the formats
 core, the element-wise work on activations, the gradients each histogram of exponents counts, and a fixed
-cost per step, per layer and per call of the rounding function (the interpreter's share). Each count is
+cost per step, per layer and per call of the rounding function (the interpreter's share); the decision grids
+predicted at each histogram snapshot count as forward passes over the grid, with a fixed cost per grid for
+turning its predictions into JSON. Each count is
 weighted by what it costs next to one FP32 multiply-add of numpy's matrix product; the weights were fitted
 to runs timed on one core (bench/bench_budget.py prints predicted against measured seconds). The time of a
 run also depends on its numbers (zeros are cheap, subnormals dear), which is why the budget leaves room.
@@ -20,20 +22,24 @@ from app.training.data import DATASETS, N_TEST, N_TRAIN
 from app.training.model import MLP
 from app.training.optim import OPTIMIZERS
 from app.training.recipes import RECIPES, Recipe, RecipeId
-from app.training.run_shape import GRID_POINTS, HISTOGRAM_SNAPSHOTS
+from app.training.run_shape import GRID_POINTS, snapshot_count
 
 if TYPE_CHECKING:  # config imports this module to check its budgets
     from app.training.config import ResolvedConfig
 
-__all__ = ["MEMORY_BUDGET", "WORK_BUDGET", "RunCounts", "peak_bytes", "run_counts", "work_units"]
+__all__ = [
+    "MEMORY_BUDGET", "WORK_BUDGET", "RunCounts", "grid_counts", "grid_work_units", "peak_bytes", "run_counts",
+    "work_units",
+]
 
 # About 8 s on one core of the machine the costs were fitted on (2.7e-11 s per multiply-add); runs whose
 # numbers take slow paths (FP16 rounding of tanh gradients) measured up to 1.6 times their estimate.
 WORK_BUDGET = 3e11
 MEMORY_BUDGET = 2**28  # bytes: 256 MiB, two runs at once stay within half a gigabyte
 
+_GRID_ROWS = GRID_POINTS * GRID_POINTS  # the points of a decision grid
 # The rows of the runner's final predictions: training set, test set, its decision grid
-_PREDICTED_ROWS = (N_TRAIN, N_TEST, GRID_POINTS * GRID_POINTS)
+_PREDICTED_ROWS = (N_TRAIN, N_TEST, _GRID_ROWS)
 
 # What each counted operation costs, in FP32 multiply-adds
 _STEP_COST = 3.8e6  # the trainer's and the runner's interpreter work per recipe and step, its event included
@@ -41,6 +47,9 @@ _LAYER_STEP_COST = 7.9e5  # per layer, forward and backward
 _ROUNDING_CALL_COST = 3.8e5
 _ACTIVATION_COST = 63  # per activation element: bias, ReLU or tanh, their derivatives, loss
 _HISTOGRAM_COST = 430  # per gradient element counted by a histogram of exponents
+# per snapshot's grid besides its forward pass: the prediction's interpreter work, its values as lists and
+# their JSON (a regression's 576 floats take ten times as long to write as a classification's small integers)
+_GRID_COST = {"classification": 2e6, "regression": 1.2e7}
 _ROUNDED_COST = {  # per element rounded to the format (FP32 is never rounded)
     "tfloat32": 96,
     "float16": 310,  # numpy's cast, with float16's subnormals rounded beforehand
@@ -61,6 +70,8 @@ class RunCounts:
     roundings: int  # calls of the rounding function
     activation_elements: int  # outputs of every layer, forward and backward
     histogram_elements: int  # gradient elements the histograms of exponents count
+    grids: int  # decision grids predicted during the run, one per histogram snapshot
+    task: str  # classification or regression: what a grid holds, classes or values
 
     @property
     def work(self) -> float:
@@ -68,13 +79,18 @@ class RunCounts:
         return (self.steps * _STEP_COST + self.layer_steps * _LAYER_STEP_COST + self.multiply_adds
                 + sum(n * _ROUNDED_COST[f] for f, n in self.rounded.items())
                 + self.roundings * _ROUNDING_CALL_COST + self.activation_elements * _ACTIVATION_COST
-                + self.histogram_elements * _HISTOGRAM_COST)
+                + self.histogram_elements * _HISTOGRAM_COST + self.grids * _GRID_COST[self.task])
 
 
 @lru_cache(maxsize=256)  # a request resolves its configuration several times
 def work_units(config: ResolvedConfig) -> float:
     """The work of a whole run, every recipe's steps and final predictions, in FP32 multiply-adds."""
     return sum(run_counts(config, recipe_id).work for recipe_id in config.recipes)
+
+
+def grid_work_units(config: ResolvedConfig) -> float:
+    """The part of `work_units` that the decision grids predicted at the histogram snapshots take."""
+    return sum(grid_counts(config, recipe_id).work for recipe_id in config.recipes)
 
 
 def run_counts(config: ResolvedConfig, recipe_id: RecipeId) -> RunCounts:
@@ -91,15 +107,40 @@ def run_counts(config: ResolvedConfig, recipe_id: RecipeId) -> RunCounts:
     for rows in _PREDICTED_ROWS:
         _working_weights(once, recipe, mlp)
         _forward(once, recipe, mlp, rows)
-    histograms = _histogram_steps(steps) * (_kept_gradients(mlp, config.batch_size) + mlp.n_params)
+    histograms = snapshot_count(steps) * (_kept_gradients(mlp, config.batch_size) + mlp.n_params)
+    return _totals(((steps, step), (snapshot_count(steps), _grid_pass(recipe, mlp)), (1, once)),
+                   steps=steps, layer_steps=steps * len(mlp.layer_shapes), histogram_elements=histograms,
+                   grids=snapshot_count(steps), task=DATASETS[config.dataset].task)
+
+
+def grid_counts(config: ResolvedConfig, recipe_id: RecipeId) -> RunCounts:
+    """The part of `run_counts` that the decision grids of the histogram snapshots take."""
+    recipe, mlp, snapshots = RECIPES[recipe_id], _mlp(config), snapshot_count(config.steps)
+    return _totals(((snapshots, _grid_pass(recipe, mlp)),), steps=0, layer_steps=0, histogram_elements=0,
+                   grids=snapshots, task=DATASETS[config.dataset].task)
+
+
+def _grid_pass(recipe: Recipe, mlp: MLP) -> _Counter:
+    """One snapshot's decision grid: the model's predictions at its points."""
+    grid = _Counter()
+    _working_weights(grid, recipe, mlp)
+    _forward(grid, recipe, mlp, _GRID_ROWS)
+    return grid
+
+
+def _totals(passes: tuple[tuple[int, _Counter], ...], *, steps: int, layer_steps: int, histogram_elements: int,
+            grids: int, task: str) -> RunCounts:
+    """The operations of passes that each run a number of times, with the counts that are not per pass."""
+    rounded: Counter[str] = Counter()
+    for times, count in passes:
+        rounded.update({f: times * n for f, n in count.rounded.items()})
     return RunCounts(
-        steps=steps,
-        layer_steps=steps * len(mlp.layer_shapes),
-        multiply_adds=steps * step.multiply_adds + once.multiply_adds,
-        rounded=Counter({f: steps * step.rounded[f] + once.rounded[f] for f in step.rounded | once.rounded}),
-        roundings=steps * step.roundings + once.roundings,
-        activation_elements=steps * step.activation_elements + once.activation_elements,
-        histogram_elements=histograms,
+        steps=steps, layer_steps=layer_steps,
+        multiply_adds=sum(times * count.multiply_adds for times, count in passes),
+        rounded=rounded,
+        roundings=sum(times * count.roundings for times, count in passes),
+        activation_elements=sum(times * count.activation_elements for times, count in passes),
+        histogram_elements=histogram_elements, grids=grids, task=task,
     )
 
 
@@ -167,11 +208,6 @@ def _backward(count: _Counter, recipe: Recipe, mlp: MLP, rows: int) -> None:
     count.round(recipe.output, mlp.n_params)
 
 
-def _histogram_steps(steps: int) -> int:
-    every = max(1, steps // HISTOGRAM_SNAPSHOTS)
-    return steps // every + (steps % every > 0)
-
-
 def _kept_gradients(mlp: MLP, batch: int) -> int:
     """Elements of the gradients a histogram step collects besides the parameters': d_out and each dh."""
     per_hidden = 2 if mlp.activation == "tanh" else 1
@@ -187,7 +223,8 @@ _HISTOGRAM_BYTES = 32
 _TAPE_COPIES = 3  # per element of a layer's input and output: the value, its rounded operand, temporaries
 _PARAMETER_COPIES = 6  # working weights, rounded gradients, the optimizer's temporaries, the new weights
 _RECORD_BYTES = 512  # one recipe's statistics of one step: its SSE frame and its gathered lists
-_FIXED_BYTES = 2**20  # the dataset, histograms and decision grids, the interpreter's own objects
+_GRID_VALUE_BYTES = 64  # one value of a snapshot's decision grid: its JSON in the frame, its gathered float
+_FIXED_BYTES = 2**20  # the dataset, histograms and final decision grids, the interpreter's own objects
 
 
 def peak_bytes(config: ResolvedConfig) -> int:
@@ -200,7 +237,8 @@ def peak_bytes(config: ResolvedConfig) -> int:
     mlp = _mlp(config)
     kept = _kept_gradients(mlp, config.batch_size)
     state_bytes = OPTIMIZERS[config.optimizer].state_bytes_per_param
-    per_recipe = (2 * _FLOAT32 + state_bytes) * mlp.n_params + _FLOAT32 * kept + _RECORD_BYTES * config.steps
+    per_recipe = ((2 * _FLOAT32 + state_bytes) * mlp.n_params + _FLOAT32 * kept + _RECORD_BYTES * config.steps
+                  + _GRID_VALUE_BYTES * _GRID_ROWS * snapshot_count(config.steps))
     rows = max(config.batch_size, *_PREDICTED_ROWS)
     tape = _FLOAT32 * _TAPE_COPIES * rows * sum(fan_in + fan_out for fan_in, fan_out in mlp.layer_shapes)
     one_step = _HISTOGRAM_BYTES * (kept + mlp.n_params) + tape + _FLOAT32 * _PARAMETER_COPIES * mlp.n_params

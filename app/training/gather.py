@@ -20,7 +20,7 @@ def gather(events: Iterable[dict[str, Any]]) -> dict[str, Any]:
     start = next(events)
     recipes: dict[str, dict[str, Any]] = {
         recipe_id: {**info, **{name: [] for name in SERIES}, "skipped_steps": [], "histograms": [],
-                    "diverged": None}
+                    "decision_grids": [], "diverged": None}
         for recipe_id, info in start["recipes"].items()
     }
     for event in events:
@@ -39,5 +39,7 @@ def gather(events: Iterable[dict[str, Any]]) -> dict[str, Any]:
                 record["skipped_steps"].append(event["step"])
         for recipe_id, histogram in event.get("histograms", {}).items():
             recipes[recipe_id]["histograms"].append({"step": event["step"], **histogram})
+        for recipe_id, values in event.get("decision_grids", {}).items():
+            recipes[recipe_id]["decision_grids"].append({"step": event["step"], "values": values})
     return {"config": start["config"], "scenario": start["scenario"], "n_params": start["n_params"],
             "recipes": recipes}

@@ -5,7 +5,10 @@
 - {"type": "start", "config": {...}, "scenario": {...}, "recipes": {id: {"name", "bytes_per_param",
   "gradient_range"}}, "n_params": n}
 - {"type": "step", "step": n (1-based), "recipes": {id: {"loss", "accuracy", "underflow_fraction",
-  "nonfinite_count", "loss_scale", "skipped", "update_ratio"}}, "histograms": {id: {...}} every few steps}
+  "nonfinite_count", "loss_scale", "skipped", "update_ratio"}}, and at `run_shape.is_snapshot` steps (at
+  most HISTOGRAM_SNAPSHOTS a run, the last step's included) "histograms": {id: {...}} of that step's gradients
+  and "decision_grids": {id: values}, each model's decision grid after that step's update (values as in
+  decision_grid below, on its x and y)}
 - {"type": "diverged", "step": n, "recipe": id, "detail": a sentence}, once, right after the step at which the
   recipe's dynamic loss scale backed off to 0 (every step had inf or NaN gradients): the run has diverged
 - {"type": "done", "recipes": {id: {"final_loss", "final_accuracy", "test_loss", "test_accuracy",
@@ -30,7 +33,7 @@ from app.training.gather import gather
 from app.training.gradient_stats import format_range
 from app.training.model import MLP
 from app.training.recipes import RECIPES, bytes_per_param
-from app.training.run_shape import GRID_POINTS, HISTOGRAM_SNAPSHOTS
+from app.training.run_shape import GRID_POINTS, HISTOGRAM_SNAPSHOTS, is_snapshot
 from app.training.scenarios import SCENARIOS
 from app.training.trainer import RecipeTrainer
 
@@ -74,14 +77,14 @@ def _events(config: ResolvedConfig) -> Iterator[Event]:
             for recipe_id, trainer in trainers.items()
         },
     }
-    every = max(1, config.steps // HISTOGRAM_SNAPSHOTS)
+    grid_points = _grid(data.x_train)[2]
     batches = batch_indices(len(data.x_train), config.batch_size, config.seed)
     skipping_since: dict[str, int] = {}  # the first step of each recipe's current run of skipped steps
     diverged: set[str] = set()
     for step in range(1, config.steps + 1):
         rows = next(batches)
         x, y = data.x_train[rows], data.y_train[rows]
-        with_histogram = step % every == 0 or step == config.steps
+        with_histogram = is_snapshot(step, config.steps)
         stats = {recipe_id: t.step(x, y, with_histogram=with_histogram) for recipe_id, t in trainers.items()}
         event: Event = {"type": "step", "step": step, "recipes": {
             recipe_id: {
@@ -97,6 +100,8 @@ def _events(config: ResolvedConfig) -> Iterator[Event]:
         }}
         if with_histogram:
             event["histograms"] = {recipe_id: s.histogram for recipe_id, s in stats.items()}
+            event["decision_grids"] = {
+                recipe_id: _grid_values(t, grid_points, data) for recipe_id, t in trainers.items()}
         yield event
         for recipe_id, s in stats.items():
             if not s.skipped:
@@ -120,15 +125,19 @@ def _final(trainer: RecipeTrainer, data: Dataset) -> Event:
     final_loss, final_accuracy = trainer.evaluate(data.x_train, data.y_train)
     test_loss, test_accuracy = trainer.evaluate(data.x_test, data.y_test)
     xs, ys, points = _grid(data.x_train)
-    outputs = trainer.predict(points)
-    values = (outputs.argmax(axis=1).tolist() if data.info.n_classes
-              else [_number(float(v)) for v in outputs[:, 0]])
     return {
         "final_loss": _number(final_loss), "final_accuracy": final_accuracy,
         "test_loss": _number(test_loss), "test_accuracy": test_accuracy,
-        "decision_grid": {"x": xs, "y": ys, "values": [
-            values[row * GRID_POINTS:(row + 1) * GRID_POINTS] for row in range(GRID_POINTS)]},
+        "decision_grid": {"x": xs, "y": ys, "values": _grid_values(trainer, points, data)},
     }
+
+
+def _grid_values(trainer: RecipeTrainer, points: np.ndarray, data: Dataset) -> list[list[Any]]:
+    """The model's predicted class (classification) or value (regression) at each of `_grid`'s points, per y."""
+    outputs = trainer.predict(points)
+    values = (outputs.argmax(axis=1).tolist() if data.info.n_classes
+              else [_number(float(v)) for v in outputs[:, 0]])
+    return [values[row * GRID_POINTS:(row + 1) * GRID_POINTS] for row in range(GRID_POINTS)]
 
 
 def _grid(x: np.ndarray) -> tuple[list[float], list[float], np.ndarray]:
@@ -147,6 +156,8 @@ def run(config: TrainConfig) -> dict[str, Any]:
     Per recipe: per-step lists "loss", "accuracy", "underflow_fraction", "nonfinite_count", "loss_scale",
     "update_ratio"; "skipped_steps" (the 1-based numbers of the steps the scaler skipped); "histograms"
     ([{"step", "exponents", "counts", "zeros", "nonfinite"}]) with "gradient_range" beside them;
+    "decision_grids" ([{"step", "values"}], the decision grid after each histogram's step, on the x and y of
+    "decision_grid");
     "bytes_per_param"; "final_loss" and "final_accuracy" on the whole training set; "test_loss" and
     "test_accuracy" on the test set; "decision_grid"; "diverged": null, or {"step", "detail"} from the
     diverged event.

@@ -197,7 +197,10 @@ function roundsUp(mode, negative, remainder, divisor, lowerIsEven, rng) {
   if (mode === "toward_zero") return false;
   if (mode === "toward_positive") return !negative;
   if (mode === "toward_negative") return negative;
-  if (mode === "stochastic") return (rng || new MersenneTwister(0n)).getrandbits64() * divisor < remainder << 64n;
+  if (mode === "stochastic") {
+    if (rng && rng.draw) return rng.draw(remainder, divisor); // a draw given, as stochasticOdds asks each way
+    return (rng || new MersenneTwister(0n)).getrandbits64() * divisor < remainder << 64n;
+  }
   const twice = 2n * remainder;
   if (twice !== divisor) return twice > divisor;
   return mode === "nearest_away" || !lowerIsEven;
@@ -230,31 +233,13 @@ class Rounded {
   /** stored − input, exactly (inf or NaN where the difference is not finite). */
   get error() {
     const known = this.known;
-    if (!known.error) {
-      const stored = this.encoding.value, given = this.input;
-      if (stored.kind === "nan" || given.kind === "nan") known.error = real(false, undefined, "nan");
-      else if (stored.kind === "inf") {
-        known.error = given.kind === "inf" && given.negative === stored.negative ? real(false)
-          : real(stored.negative, undefined, "inf");
-      } else if (given.kind === "inf") known.error = real(!given.negative, undefined, "inf");
-      else known.error = ofFraction(subtractFromDyadic(signed(stored), signed(given)));
-    }
+    if (!known.error) known.error = errorOf(this.encoding.value, this.input);
     return known.error;
   }
 
-  /** error / |input| as a double, from the leading 128 bits of each, as Rounded.rel_error works it out. */
   get relError() {
     const known = this.known;
-    if (known.relError === undefined) {
-      const error = this.error, given = this.input;
-      if (error.kind !== "finite" || given.kind !== "finite" || isZero(given)) known.relError = null;
-      else if (error.num === 0n) known.relError = 0;
-      else {
-        const [errorBits, errorScale] = leading(error), [givenBits, givenScale] = leading(given);
-        known.relError = (error.negative ? -1 : 1)
-          * ldexp(divideToDouble(errorBits, givenBits), errorScale - givenScale);
-      }
-    }
+    if (known.relError === undefined) known.relError = relativeError(this.error, this.input);
     return known.relError;
   }
 
@@ -262,6 +247,26 @@ class Rounded {
   /** [exact decimal, whether exact] of the input and of the error, as serialise.rounded_json gives them. */
   get inputText() { return realText(this.input); }
   get errorText() { return realText(this.error); }
+}
+
+/** stored − given, exactly, as Rounded.error gives it (a dyadic stored value: any the codec makes). */
+export function errorOf(stored, given) {
+  if (stored.kind === "nan" || given.kind === "nan") return real(false, undefined, "nan");
+  if (stored.kind === "inf") {
+    return given.kind === "inf" && given.negative === stored.negative ? real(false)
+      : real(stored.negative, undefined, "inf");
+  }
+  if (given.kind === "inf") return real(!given.negative, undefined, "inf");
+  return ofFraction(subtractFromDyadic(signed(stored), signed(given)));
+}
+
+/** error / |given| as a double, from the leading 128 bits of each, as Rounded.rel_error works it out; null where
+ * it has no meaning. */
+export function relativeError(error, given) {
+  if (error.kind !== "finite" || given.kind !== "finite" || isZero(given)) return null;
+  if (error.num === 0n) return 0;
+  const [errorBits, errorScale] = leading(error), [givenBits, givenScale] = leading(given);
+  return (error.negative ? -1 : 1) * ldexp(divideToDouble(errorBits, givenBits), errorScale - givenScale);
 }
 
 function leading(x) {
@@ -278,6 +283,27 @@ export function encodeValue(spec, x, rounding = "nearest_even", overflow = "form
   if (s.kind === "int") return encodeInt(s, x, mode, saturate, rng);
   if (s.kind === "codebook") return encodeCodebook(s, x, mode, rng);
   return encodeFloat(s, x, mode, saturate, rng);
+}
+
+/** Where stochastic rounding of x could go and how likely each is (app/formats/stochastic.py):
+ * {down, up, pUp} of Rounded results and an exact chance, or null where the result is certain. */
+export function stochasticOdds(spec, x, overflow = "format_default") {
+  const s = prepare(spec), saturate = overflowPolicy(overflow) === "saturate", chances = [];
+  const drawn = (draw) => {
+    const rng = { draw };
+    if (s.kind === "int") return encodeInt(s, x, "stochastic", saturate, rng);
+    if (s.kind === "codebook") return encodeCodebook(s, x, "stochastic", rng);
+    return encodeFloat(s, x, "stochastic", saturate, rng);
+  };
+  const inner = drawn((remainder, divisor) => { // |x| kept, and the chance that it goes up a step noted
+    chances.push(fraction(remainder, divisor));
+    return false;
+  });
+  if (!chances.length) return null;
+  const outer = drawn(() => true);
+  if (outer.encoding.bits === inner.encoding.bits) return null;
+  const p = chances[0], rest = { num: p.den - p.num, den: p.den };
+  return x.negative ? { down: outer, up: inner, pUp: rest } : { down: inner, up: outer, pUp: p };
 }
 
 function randomSeed() {
@@ -469,7 +495,7 @@ const RAW_DEC = /^(_*[0-9][0-9_]*)$/;
 const codePoints = (text) => Array.from(text);
 
 /** Python's repr() of a string. */
-function pyRepr(text) {
+export function pyRepr(text) {
   const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
   const escapes = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", [quote]: `\\${quote}` };
   let out = quote;

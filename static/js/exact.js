@@ -71,10 +71,17 @@ export function fractionText(x) {
   return x.den === 1n ? `${x.num}` : `${x.num}/${x.den}`;
 }
 
-/** A constant as codec_specs.py sends it, "0x1c0/0x1" or "-0xf/0x2". */
+/** A constant as codec_specs.py sends it: m·2^k, "0x7p6" or "-0xfp-1" (m odd or zero), or "0x1/0x3". */
 export function readFraction(text) {
-  const [num, den] = text.split("/");
-  return { num: num[0] === "-" ? -BigInt(num.slice(1)) : BigInt(num), den: BigInt(den) };
+  const negative = text[0] === "-", body = negative ? text.slice(1) : text;
+  const sign = (n) => (negative ? -n : n);
+  if (body.includes("/")) {
+    const [num, den] = body.split("/");
+    return { num: sign(BigInt(num)), den: BigInt(den) };
+  }
+  const [m, k] = body.split("p"), power = Number(k);
+  const num = BigInt(m);
+  return power >= 0 ? { num: sign(num << BigInt(power)), den: 1n } : { num: sign(num), den: 1n << BigInt(-power) };
 }
 
 // Powers of five and ten kept, as exact.py keeps them: a value, its neighbours and its errors need the same few.

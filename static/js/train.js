@@ -1,18 +1,22 @@
 // The training page. The form is the configuration, mirrored in the URL as it changes; Start streams the run
-// from /train/stream and draws each step as it comes; Stop ends the stream, and the server stops training.
+// from /train/stream, and the player (train_player.js) shows its steps at a pace a person can follow; Stop ends
+// the stream, and the server stops training. A change of settings marks the charts stale (train_stale.js) until
+// Start, or until the settings are those of a run this page has already finished, which is shown again.
 
-import { drawBoundaries } from "./train_boundary.js";
+import { drawBoundaries, makeBoundaries } from "./train_boundary.js";
 import { LiveCharts, loadUPlot } from "./train_charts.js";
 import { drawHistograms, makeHistograms } from "./train_histogram.js";
+import { Player } from "./train_player.js";
+import { markStale } from "./train_stale.js";
 import { readEvents } from "./train_stream.js";
 
 const MEMORY_DELAY_MS = 300;
+const KEPT_RUNS = 8; // finished runs this page keeps, to show again when their settings come back
 
 const $ = (selector) => document.querySelector(selector);
 const form = $("[data-train-form]");
 const page = form.getAttribute("action"); // /train, or /embed/train in a frame
 const live = $("[data-live]");
-const boundaryNote = $("[data-boundaries]").firstElementChild; // "drawn when the run finishes"
 
 const state = { status: "idle", step: 0, steps: 0, message: "" };
 const STATUS = {
@@ -23,9 +27,41 @@ const STATUS = {
   done: (s) => `Done: ${s.steps} steps.`,
   error: () => "The run did not finish.",
 };
-let run = null; // the current run: { controller, query, start, charts }
+// The run on the page: { key, query, controller, start, events, snapshots, diverged, done, charts, table, stopped }
+let run = null;
+const finished = new Map(); // finished runs by key, the most recent last
 let drawing = false;
 let memoryTimer = 0;
+
+const announce = (text) => {
+  $("[data-announce]").textContent = text;
+};
+const player = new Player($("[data-playback]"), { show: showStep, announce });
+
+// The settings that make a run: the form without the memory table's model size.
+function runKey(params) {
+  const key = new URLSearchParams(params);
+  key.delete("params");
+  key.delete("run");
+  return key.toString();
+}
+
+function query() {
+  const params = new URLSearchParams();
+  for (const [name, value] of new FormData(form)) if (value !== "") params.append(name, value);
+  return params;
+}
+
+// The server's charts of a finished run (the page opened with run=1), or null.
+let serverKey = $("[data-finished]") ? runKey(query()) : null;
+const shownKey = () => run?.key ?? serverKey;
+const isStale = () => shownKey() !== null && shownKey() !== runKey(query());
+
+function syncUrl() {
+  const params = query();
+  if (!isStale() && (run ? run.done : serverKey !== null)) params.set("run", "1");
+  history.replaceState(history.state, "", `${location.pathname}?${params}`);
+}
 
 function render() {
   drawing = false;
@@ -36,8 +72,8 @@ function render() {
   $("[data-status]").textContent = STATUS[state.status](state);
   const progress = $("[data-progress]");
   progress.max = Math.max(state.steps, 1);
-  progress.value = state.step;
-  $("[data-step]").textContent = `Step ${state.step} of ${state.steps}`;
+  progress.value = run ? run.events.length : 0;
+  $("[data-computed]").textContent = `${progress.value} of ${state.steps} steps`;
   const error = $("[data-live-error]");
   error.hidden = !state.message;
   error.textContent = state.message;
@@ -51,16 +87,28 @@ function schedule() {
   }
 }
 
-function query() {
-  const params = new URLSearchParams();
-  for (const [name, value] of new FormData(form)) if (value !== "") params.append(name, value);
-  return params;
-}
-
-function syncUrl(finished) {
-  const params = query();
-  if (finished) params.set("run", "1");
-  history.replaceState(history.state, "", `${location.pathname}?${params}`);
+// What step n of the run on the page shows: the charts' first n steps, the histogram and decision boundary
+// snapshot up to it, and the recipes that had diverged by then.
+function showStep(n) {
+  if (!run?.charts) return;
+  run.charts.show(n);
+  drawHistograms($("[data-histograms]"), run.start, run.snapshots, n);
+  // a regression reports a loss and no accuracy
+  const regression = run.events.length > 0 && Object.values(run.events[0].recipes)[0].accuracy == null;
+  drawBoundaries($("[data-boundaries]"), run.start, run.snapshots, n, { regression, done: run.done });
+  $("[data-step]").textContent = `Step ${n} of ${run.start.config.steps}`;
+  const diverged = run.diverged.filter((event) => event.step <= n);
+  const list = $("[data-live-diverged]");
+  if (list.childElementCount !== diverged.length) {
+    list.replaceChildren(...diverged.map((event) => {
+      const item = document.createElement("li");
+      item.dataset.recipe = event.recipe;
+      const name = document.createElement("strong");
+      name.textContent = run.start.recipes[event.recipe].name;
+      item.append(name, `: ${event.detail}`);
+      return item;
+    }));
+  }
 }
 
 function legend(start) {
@@ -77,37 +125,66 @@ function legend(start) {
   );
 }
 
+// Draw a run's start on the page: its charts (empty), legend, histogram figures and scenario.
+function begin(current, uPlot) {
+  const { start } = current;
+  current.charts = new LiveCharts(uPlot, live, start);
+  legend(start);
+  makeHistograms($("[data-histograms]"), start);
+  makeBoundaries($("[data-boundaries]"), start);
+  $("[data-scenario-title]").textContent = start.scenario.title;
+  $("[data-explanation]").textContent = start.scenario.explanation;
+  $("[data-idle]").hidden = true;
+  $("[data-live-body]").hidden = false;
+}
+
 function handle(current, uPlot, event) {
   if (event.type === "start") {
     current.start = event;
-    current.charts = new LiveCharts(uPlot, live, event);
-    legend(event);
-    makeHistograms($("[data-histograms]"), event);
-    $("[data-scenario-title]").textContent = event.scenario.title;
-    $("[data-explanation]").textContent = event.scenario.explanation;
+    begin(current, uPlot);
     Object.assign(state, { status: "running", steps: event.config.steps });
+    player.load(event.config.steps);
   } else if (event.type === "step") {
-    current.charts.step(event);
-    if (event.histograms) drawHistograms($("[data-histograms]"), current.start, event.histograms);
-    state.step = event.step;
+    current.events.push(event);
+    current.charts.append(event);
+    if (event.histograms) {
+      current.snapshots.push({ step: event.step, histograms: event.histograms, grids: event.decision_grids });
+    }
+    player.receive(current.events.length);
   } else if (event.type === "done") {
-    drawBoundaries($("[data-boundaries]"), current.start, event);
+    current.done = event;
     state.status = "done";
-    syncUrl(true);
-    // the table of final numbers comes from the server, which has just cached this run
-    window.htmx.ajax("GET", `${page}?${current.query}&run=1`, { target: "#train-final", select: "#train-final", swap: "outerHTML" });
+    finished.delete(current.key);
+    finished.set(current.key, current);
+    if (finished.size > KEPT_RUNS) finished.delete(finished.keys().next().value);
+    syncUrl();
+    loadTable(current);
+    player.redraw();
   } else if (event.type === "diverged") {
-    const item = document.createElement("li");
-    item.dataset.recipe = event.recipe;
-    const name = document.createElement("strong");
-    name.textContent = current.start.recipes[event.recipe].name;
-    item.append(name, `: ${event.detail}`);
-    $("[data-live-diverged]").append(item);
+    current.diverged.push(event);
+    player.redraw();
   } else if (event.type === "error") {
     // the server stopped the run (its time limit); its sentence says why
     Object.assign(state, { status: "error", message: event.detail });
   }
   schedule();
+}
+
+// The table of final numbers, from the server, which has just cached this run; kept with the run.
+async function loadTable(current) {
+  try {
+    const response = await fetch(`${page}?${current.query}&run=1`, { headers: { "HX-Request": "true" } });
+    const html = new DOMParser().parseFromString(await response.text(), "text/html");
+    current.table = html.querySelector("#train-final");
+  } catch {
+    return; // the charts stand without it
+  }
+  if (run === current && current.table) showTable(current);
+}
+
+function showTable(current) {
+  $("#train-final").replaceWith(current.table.cloneNode(true));
+  markStale(isStale(), announce);
 }
 
 async function refusal(response) {
@@ -118,18 +195,25 @@ async function refusal(response) {
   }
 }
 
-async function start() {
-  run?.controller.abort();
+function leave() {
+  run?.controller?.abort();
   run?.charts?.destroy();
-  const current = { controller: new AbortController(), query: query(), start: null, charts: null };
-  run = current;
-  Object.assign(state, { status: "loading", step: 0, steps: 0, message: "" });
-  syncUrl(false);
   $("[data-finished]")?.remove(); // the server's charts of an earlier run
+  serverKey = null;
   $("#train-final").replaceChildren();
   $("[data-live-diverged]").replaceChildren();
-  $("[data-boundaries]").replaceChildren(boundaryNote);
+  $("[data-boundaries]").replaceChildren();
   live.hidden = false;
+}
+
+async function start() {
+  leave();
+  const current = { key: runKey(query()), query: query(), controller: new AbortController(), start: null,
+    events: [], snapshots: [], diverged: [], done: null, charts: null, table: null, stopped: false };
+  run = current;
+  Object.assign(state, { status: "loading", step: 0, steps: 0, message: "" });
+  syncUrl();
+  markStale(false, announce);
   render();
   try {
     const [uPlot, response] = await Promise.all([
@@ -139,7 +223,9 @@ async function start() {
     if (!response.ok) {
       Object.assign(state, { status: "error", message: await refusal(response) });
     } else {
-      for await (const event of readEvents(response)) if (run === current) handle(current, uPlot, event);
+      for await (const event of readEvents(response)) {
+        if (run === current && !current.stopped) handle(current, uPlot, event);
+      }
     }
   } catch (error) {
     if (error.name !== "AbortError") Object.assign(state, { status: "error", message: error.message });
@@ -147,15 +233,51 @@ async function start() {
   if (run === current && state.status !== "done" && state.status !== "stopped" && !state.message) {
     Object.assign(state, { status: "error", message: "The connection closed before the run finished." });
   }
-  render();
+  if (run === current) render();
 }
 
+// Stop training; the run ends at the step shown.
 function stop() {
   if (run && (state.status === "loading" || state.status === "running")) {
+    run.stopped = true;
     run.controller.abort();
-    state.status = "stopped";
+    const at = Math.max(player.halt(), 0);
+    run.events.length = Math.min(run.events.length, at);
+    run.snapshots = run.snapshots.filter((snapshot) => snapshot.step <= at);
+    run.diverged = run.diverged.filter((event) => event.step <= at);
+    run.charts?.truncate(at);
+    player.receive(run.events.length);
+    Object.assign(state, { status: "stopped", step: run.events.length });
     render();
   }
+}
+
+// A run this page finished, shown again at its last step (its settings are on the form again).
+async function showFinished(record) {
+  const uPlot = await loadUPlot();
+  leave();
+  run = record;
+  begin(record, uPlot);
+  for (const event of record.events) record.charts.append(event);
+  Object.assign(state, { status: "done", steps: record.start.config.steps, message: "" });
+  player.load(record.start.config.steps, { playing: false, at: record.events.length });
+  if (record.table) showTable(record);
+  markStale(false, announce);
+  syncUrl();
+  render();
+  announce(`These settings were trained already: their run is shown, at step ${record.events.length}.`);
+}
+
+function settingsChanged() {
+  const again = finished.get(runKey(query()));
+  if (again && again !== run) {
+    showFinished(again);
+  } else {
+    if (isStale() && player.playing) player.halt(); // stale charts stand still, and what is said about them stays
+    markStale(isStale(), announce);
+  }
+  syncUrl();
+  refreshMemory();
 }
 
 function applyScenario(option) {
@@ -187,8 +309,21 @@ form.addEventListener("submit", (event) => {
 });
 form.addEventListener("input", (event) => {
   if (event.target.name === "scenario") applyScenario(event.target.selectedOptions[0]);
-  syncUrl(false);
-  refreshMemory();
+  settingsChanged();
 });
+// The scenario links load a scenario's settings into the form, as the Scenario list does (without
+// JavaScript they open its page).
+for (const link of document.querySelectorAll("[data-scenario-link]")) {
+  link.addEventListener("click", (event) => {
+    if (event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    const select = form.elements.namedItem("scenario");
+    select.value = link.dataset.scenarioLink;
+    applyScenario(select.selectedOptions[0]);
+    settingsChanged();
+  });
+}
 $("[data-action=stop]").addEventListener("click", stop);
+player.listen(() => Boolean(run?.charts) && !live.hidden);
+live.hidden = serverKey !== null; // the server's charts stand where the live ones would
 render();

@@ -1,5 +1,6 @@
 // The live line charts: loss (log10), loss scale (log2, a cross at each skipped step) and underflow share,
-// one uPlot chart each, every recipe a series. Steps are gathered as they arrive and drawn once per frame.
+// one uPlot chart each, every recipe a series. Steps are gathered as they arrive; `show(n)` draws the first n,
+// on axes that span every step received, so that the lines do not jump while a run plays or is scrubbed.
 
 const HEIGHT = 220;
 const SUPERSCRIPT = Object.fromEntries([..."-0123456789"].map((c, i) => [c, "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"[i]]));
@@ -7,7 +8,7 @@ const SERIES = ["loss", "loss_scale", "underflow_fraction"];
 const Y_SCALES = {
   loss: { distr: 3, log: 10 },
   loss_scale: { distr: 3, log: 2 },
-  underflow_fraction: { range: (u, min, max) => [0, Math.max(max, 0.01)] },
+  underflow_fraction: {},
 };
 const Y_VALUES = {
   // a diverging run's loss reaches 1e12 and more: past 10^4 the ticks are powers of ten, so they fit the axis
@@ -59,11 +60,12 @@ export class LiveCharts {
     this.values = Object.fromEntries(SERIES.map((name) => [name, this.ids.map(() => [])]));
     this.skipped = this.ids.map(() => []);
     this.styles = this.ids.map(recipeStyle);
-    this.pending = false;
-    this.plots = SERIES.map((name) => {
-      const box = root.querySelector(`[data-chart="${name}"]`);
-      box.replaceChildren();
-      return new uPlot(this.options(start, name, box), [this.x, ...this.values[name]], box);
+    this.shown = 0;
+    this.uPlot = uPlot;
+    this.boxes = SERIES.map((name) => root.querySelector(`[data-chart="${name}"]`));
+    this.plots = SERIES.map((name, i) => {
+      this.boxes[i].replaceChildren();
+      return new uPlot(this.options(start, name, this.boxes[i]), [[], ...this.ids.map(() => [])], this.boxes[i]);
     });
     this.resizer = new ResizeObserver(() => {
       for (const plot of this.plots) plot.setSize({ width: plot.root.parentElement.clientWidth, height: HEIGHT });
@@ -78,7 +80,7 @@ export class LiveCharts {
       height: HEIGHT,
       legend: { show: false },
       cursor: { drag: { x: false, y: false } },
-      scales: { x: { time: false, range: [1, Math.max(this.steps, 2)] }, y: Y_SCALES[name] },
+      scales: { x: { time: false, range: [1, Math.max(this.steps, 2)] }, y: { ...Y_SCALES[name], range: () => this.range(name) } },
       axes: [{ ...axis, size: 32 }, { ...axis, size: 56, values: Y_VALUES[name] }],
       series: [
         { label: "step" },
@@ -94,6 +96,24 @@ export class LiveCharts {
     };
   }
 
+  // The y range of every value received (not only those shown): positive values on a log axis.
+  range(name) {
+    const { log } = Y_SCALES[name];
+    let low = Infinity;
+    let high = -Infinity;
+    for (const values of this.values[name]) {
+      for (const v of values) {
+        if (v != null && (!log || v > 0)) {
+          low = Math.min(low, v);
+          high = Math.max(high, v);
+        }
+      }
+    }
+    if (!log) return [0, Math.max(high, 0.01)];
+    if (low > high) return [1, log];
+    return this.uPlot.rangeLog(low, high, log, true);
+  }
+
   drawSkipped(u) {
     const { ctx } = u;
     const r = 4 * devicePixelRatio;
@@ -103,6 +123,7 @@ export class LiveCharts {
       ctx.strokeStyle = this.styles[i].color;
       ctx.beginPath();
       for (const [step, scale] of steps) {
+        if (step > this.shown) break;
         const cx = u.valToPos(step, "x", true);
         const cy = u.valToPos(scale, "y", true);
         ctx.moveTo(cx - r, cy - r);
@@ -115,7 +136,8 @@ export class LiveCharts {
     ctx.restore();
   }
 
-  step(event) {
+  // A step event's figures, kept; drawn when `show` reaches them.
+  append(event) {
     this.x.push(event.step);
     this.ids.forEach((id, i) => {
       const values = event.recipes[id];
@@ -123,15 +145,22 @@ export class LiveCharts {
       for (const name of SERIES) this.values[name][i].push(Y_SCALES[name].log && !(values[name] > 0) ? null : values[name]);
       if (values.skipped && values.loss_scale > 0) this.skipped[i].push([event.step, values.loss_scale]);
     });
-    if (!this.pending) {
-      this.pending = true;
-      requestAnimationFrame(() => this.draw());
-    }
   }
 
-  draw() {
-    this.pending = false;
-    this.plots.forEach((plot, i) => plot.setData([this.x, ...this.values[SERIES[i]]]));
+  // Forget the steps after the first n (a stopped run ends where it was shown).
+  truncate(n) {
+    this.x.length = Math.min(this.x.length, n);
+    for (const name of SERIES) for (const values of this.values[name]) values.length = this.x.length;
+    this.skipped = this.skipped.map((steps) => steps.filter(([step]) => step <= n));
+  }
+
+  // Draw the first n steps; each chart box says in data-points how many its chart holds.
+  show(n) {
+    this.shown = n;
+    this.plots.forEach((plot, i) => {
+      plot.setData([this.x.slice(0, n), ...this.values[SERIES[i]].map((values) => values.slice(0, n))]);
+      this.boxes[i].dataset.points = String(plot.data[0].length);
+    });
   }
 
   destroy() {

@@ -16,10 +16,12 @@ function node(name, attributes, text) {
   return element;
 }
 
-// One exponent axis for every recipe: the bars seen, and each format's limits that lie within ±2^64.
-function view(ranges, histograms) {
+// One exponent axis for every recipe and snapshot: the bars seen, and each format's limits within ±2^64.
+function view(ranges, snapshots) {
   const ends = [];
-  for (const h of Object.values(histograms)) if (h.exponents.length) ends.push(h.exponents[0], h.exponents.at(-1));
+  for (const { histograms } of snapshots) {
+    for (const h of Object.values(histograms)) if (h.exponents.length) ends.push(h.exponents[0], h.exponents.at(-1));
+  }
   for (const r of Object.values(ranges)) {
     for (const e of [r.min_subnormal_log2, r.max_log2]) if (e != null && Math.abs(e) <= FAR) ends.push(Math.floor(e));
   }
@@ -33,7 +35,7 @@ function summary(range, h) {
   return `${share}% below min subnormal, ${h.zeros} zero, ${h.nonfinite} inf or NaN`;
 }
 
-function drawOne(figure, info, h, axis) {
+function drawOne(figure, info, h, axis, step) {
   const range = info.gradient_range;
   const span = axis.high - axis.low + 1;
   const x = (e) => PLOT.left + ((Math.min(Math.max(e, axis.low), axis.high + 1) - axis.low) / span) * (PLOT.right - PLOT.left);
@@ -66,7 +68,7 @@ function drawOne(figure, info, h, axis) {
     parts.push(node("text", { x: x(e), y: HEIGHT - 6, "text-anchor": "middle" }, power(e)));
   }
   svg.replaceChildren(...parts);
-  figure.querySelector("[data-histogram-note]").textContent = summary(range, h);
+  figure.querySelector("[data-histogram-note]").textContent = `At step ${step}: ${summary(range, h)}`;
 }
 
 function limits(range) {
@@ -78,6 +80,8 @@ function limits(range) {
 // A figure per recipe, made at the start of a run; drawn again at each histogram snapshot.
 export function makeHistograms(root, start) {
   root.replaceChildren();
+  delete root.dataset.drawnStep; // what drawHistograms last drew
+  delete root.dataset.drawnSnapshots;
   for (const [id, info] of Object.entries(start.recipes)) {
     const figure = document.createElement("figure");
     figure.className = "histogram";
@@ -86,6 +90,7 @@ export function makeHistograms(root, start) {
     const note = document.createElement("small");
     note.dataset.histogramNote = "";
     note.textContent = "Drawn at the first snapshot, after a few steps.";
+    note.dataset.waiting = note.textContent;
     const range = document.createElement("small");
     range.textContent = limits(info.gradient_range);
     caption.append(info.name, range, note);
@@ -94,10 +99,28 @@ export function makeHistograms(root, start) {
   }
 }
 
-export function drawHistograms(root, start, histograms) {
-  const ranges = Object.fromEntries(Object.keys(histograms).map((id) => [id, start.recipes[id].gradient_range]));
-  const axis = view(ranges, histograms);
-  for (const [id, h] of Object.entries(histograms)) {
-    drawOne(root.querySelector(`[data-histogram="${id}"]`), start.recipes[id], h, axis);
+// The last snapshot at or before `step` ({step, histograms}, from `snapshots`, in step order), on an axis
+// that spans every snapshot so far; before the first snapshot, empty figures that say when it comes.
+export function drawHistograms(root, start, snapshots, step) {
+  let shown = null;
+  for (const snapshot of snapshots) {
+    if (snapshot.step > step) break;
+    shown = snapshot;
+  }
+  if (root.dataset.drawnStep === String(shown?.step ?? 0) && root.dataset.drawnSnapshots === String(snapshots.length)) return;
+  root.dataset.drawnStep = String(shown?.step ?? 0);
+  root.dataset.drawnSnapshots = String(snapshots.length);
+  if (!shown) {
+    for (const figure of root.querySelectorAll("[data-histogram]")) {
+      figure.querySelector("svg").replaceChildren();
+      const note = figure.querySelector("[data-histogram-note]");
+      note.textContent = note.dataset.waiting;
+    }
+    return;
+  }
+  const ranges = Object.fromEntries(Object.keys(shown.histograms).map((id) => [id, start.recipes[id].gradient_range]));
+  const axis = view(ranges, snapshots);
+  for (const [id, h] of Object.entries(shown.histograms)) {
+    drawOne(root.querySelector(`[data-histogram="${id}"]`), start.recipes[id], h, axis, shown.step);
   }
 }

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import urllib.request
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlencode
 
 import pytest
 from playwright.sync_api import Page, expect
+
+from tests.helpers.course_site import course_site as course_site_at
 
 VISUALISER = "/visualise/bfloat16?value=0.1"
 DEMO = "/train?steps=60&width=16&seed=303"
@@ -26,31 +26,6 @@ COURSE_PAGE = """<!doctype html>
 </main></body></html>"""
 
 
-class CourseSite(ThreadingHTTPServer):
-    """Another origin: a teacher's course site, serving fixed pages by path."""
-
-    pages: dict[str, str]
-
-
-class CourseHandler(BaseHTTPRequestHandler):
-    server: CourseSite
-
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-        page = self.server.pages.get(self.path)
-        if page is None:
-            self.send_error(404)
-            return
-        body = page.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the base class's name)
-        """Quiet: the tests judge the pages, not the log."""
-
-
 def oembed_html(server_url: str, page: str) -> str:
     """The iframe a consumer of our oEmbed puts in the course page."""
     query = urlencode({"url": server_url + page, "format": "json"})
@@ -61,19 +36,15 @@ def oembed_html(server_url: str, page: str) -> str:
 @pytest.fixture(scope="module")
 def course_site(server_url: str) -> Iterator[str]:
     """Base URL of the course site, on localhost (a different site from the app's 127.0.0.1) and its own port."""
-    site = CourseSite(("127.0.0.1", 0), CourseHandler)  # port 0: the system picks a free one
-    site.pages = {
+    pages = {
         "/": COURSE_PAGE.format(frames=oembed_html(server_url, VISUALISER) + "\n" + oembed_html(server_url, DEMO)),
         "/framing-the-full-page": COURSE_PAGE.format(
             frames=f'<iframe src="{server_url}{VISUALISER}" width="600" height="400" title="The full visualiser">'
             "</iframe>"
         ),
     }
-    thread = threading.Thread(target=site.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://localhost:{site.server_address[1]}"
-    site.shutdown()
-    site.server_close()
+    with course_site_at(pages) as base:
+        yield base
 
 
 def test_the_framed_visualiser_flips_a_bit_inside_the_course_page(page: Page, course_site: str, server_url: str):

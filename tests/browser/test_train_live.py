@@ -81,6 +81,8 @@ def test_a_shared_url_gives_the_same_run_back(page: Page):
 
 def test_choosing_a_scenario_loads_its_settings_into_the_form_and_the_url(page: Page):
     page.goto("/train")
+    expect(page.locator("#scenario")).to_be_hidden()  # folded under "More settings"
+    page.click("[data-more-settings] summary")
     page.select_option("#scenario", "tiny_gradients")
     expect(page.locator("#loss_scale")).to_have_value("65536")
     expect(page.locator("#recipe-fp16_static_scaling")).to_be_checked()

@@ -146,7 +146,7 @@ def test_bits_are_links_that_work_with_javascript_off(browser: Browser, server_u
     expect(page).to_have_url(re.compile(r"/visualise/float16\?bits=0xbc00$"))
     expect(page.locator(STORED)).to_have_text("-1")
     page.locator("#value").fill("0.1")
-    page.locator("button[type=submit]").click()
+    page.locator("#visualiser button[type=submit]").click()  # the visualiser's own, not the Embed panel's
     expect(page.locator(STORED)).to_have_text("0.0999755859375")
     context.close()
 

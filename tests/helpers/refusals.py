@@ -9,6 +9,7 @@ REFUSALS = {
     "train": "Training runs were started too often from your address",
     "passes": "Certificates were earned too often from your address today, so this passed attempt stays open "
               "until you can finish it",
+    "sums": "Sums were asked for too often from your address",
 }
 
 

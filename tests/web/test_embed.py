@@ -1,13 +1,18 @@
 """Embedding: the /embed/ pages (page and fragment, no chrome, links kept in the frame, the way out), the Embed
-snippet and oEmbed link of every embeddable page, /oembed's answers and refusals, and which pages may be framed."""
+snippet (with the host's half of the height protocol) and oEmbed link of every embeddable page, the hide flags
+(vocabulary, hooks, refusals, the dialog's choices), /oembed's answers and refusals, and which pages may be framed."""
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, quote, urlsplit
+import re
+from urllib.parse import parse_qs, parse_qsl, quote, urlencode, urlsplit
 
 import pytest
 
-from app.web.platform.rendering import static
+from app.web.embed.hide import VOCABULARY
+from app.web.embed.pages import HEIGHT_MESSAGE, embeddable, host_script
+from app.web.platform.languages import unprefixed
+from app.web.platform.rendering import STATIC_DIR, static
 from tests.helpers.html import HX, Elements
 
 ORIGIN = "http://127.0.0.1:8000"  # Settings.public_base_url in the tests
@@ -26,9 +31,17 @@ EMBEDS = list(zip(FRAMED, FULL, strict=True))
 
 
 def iframe(snippet: str) -> dict[str, str]:
-    (tag, attrs), = Elements(snippet).tags
-    assert tag == "iframe"
-    return attrs
+    """The snippet's iframe; the snippet is that iframe and the host's script (`host_script_of`), nothing else."""
+    tags = Elements(snippet).tags
+    assert [tag for tag, _ in tags] == ["iframe", "script"]
+    return tags[0][1]
+
+
+def host_script_of(snippet: str) -> str:
+    page = Elements(snippet)
+    (script,) = [i for i, (tag, _) in enumerate(page.tags) if tag == "script"]
+    assert page.tags[script][1] == {}  # inline, for the course page: no src on this site
+    return page.texts[script]
 
 
 def snippet_of(page: Elements) -> dict[str, str]:
@@ -77,7 +90,8 @@ def test_open_in_precision_lab_links_the_full_page_in_the_same_state(client, fra
 def test_links_and_swaps_of_a_framed_page_stay_under_embed(client, url, headers):
     links = local_links(Elements(client.get(url, headers=headers).text))
     assert links or headers == HX  # the demo's fragment (its results) has no links
-    assert all(link.startswith(("/embed/", "/static/")) or link == "#main" for link in links), links
+    # the language switcher's links stay in the frame too, in another language (/tr/embed/...)
+    assert all(unprefixed(link).startswith(("/embed/", "/static/")) or link == "#main" for link in links), links
 
 
 def test_bit_flips_in_the_framed_visualiser_go_to_the_framed_visualiser(client):
@@ -131,7 +145,8 @@ def test_every_embeddable_page_offers_the_snippet_of_its_state(client, framed, f
 
 @pytest.mark.parametrize("url", FRAMED + FULL)
 def test_every_embeddable_page_links_its_oembed_answer(client, url):
-    links = [a for tag, a in Elements(client.get(url).text).tags if tag == "link" and a.get("rel") == "alternate"]
+    links = [a for tag, a in Elements(client.get(url).text).tags
+             if tag == "link" and a.get("rel") == "alternate" and "hreflang" not in a]  # not the languages'
     (link,) = links
     assert link["type"] == "application/json+oembed" and link["title"]
     parts = urlsplit(link["href"])
@@ -146,6 +161,140 @@ def test_a_page_that_is_not_embeddable_has_neither(client):
     for url in ("/", "/formats", "/docs"):
         text = client.get(url).text
         assert "data-embed" not in text and "json+oembed" not in text
+
+
+# -- the height protocol: the host's script in every snippet, the framed page's half ---------------
+
+
+@pytest.mark.parametrize("url", FRAMED + FULL)
+def test_every_snippet_carries_the_host_script_for_this_origin(client, url):
+    page = Elements(client.get(url).text)
+    snippet = page.text_of("data-embed-snippet")
+    assert "data-precision-lab" in iframe(snippet)  # the mark the script looks for, so no other frame is touched
+    script = host_script_of(snippet)
+    assert f'("{ORIGIN}")' in script and "e.origin!==o" in script and "contentWindow===e.source" in script
+    oembed_html = client.get("/oembed", params={"url": ORIGIN + url.removeprefix("/embed")}).json()["html"]
+    assert host_script_of(oembed_html) == script
+
+
+def test_the_host_listens_for_the_message_the_framed_page_posts():
+    """Both halves name the same message type: the framed page's script and the host's."""
+    posted = re.search(r'const TYPE = "([^"]+)";', (STATIC_DIR / "js" / "embed_size.js").read_text())
+    assert posted and posted[1] == HEIGHT_MESSAGE and f"'{HEIGHT_MESSAGE}'" in host_script(ORIGIN)
+
+
+def test_the_host_script_cannot_be_closed_by_the_origin_it_names():
+    script = host_script("http://example.org/</script><script>alert(1)//")
+    assert "</script" not in script.lower()
+
+
+@pytest.mark.parametrize(("framed", "full"), EMBEDS)
+def test_only_the_framed_page_tells_its_height(client, framed, full):
+    assert static("js/embed_size.js") in client.get(framed).text
+    assert static("js/embed_size.js") not in client.get(full).text
+
+
+# -- hide flags ------------------------------------------------------------------------------------
+
+# a page of each kind, framed, with the hide flags it has
+KINDS = {
+    "train": "/embed/train?scenario=tiny_gradients&recipe=fp32&recipe=fp16_no_scaling",
+    "visualise": "/embed/visualise/float16?value=0.1",
+    "block": "/embed/visualise/mxfp4?preset=outlier",
+    "compare": "/embed/compare?value=0.3952",
+    "accumulation": "/embed/learn/accumulation?n=1000",
+}
+HIDEABLE = [(kind, part.name) for kind in KINDS for part in VOCABULARY[kind]]
+
+
+def marked(page: Elements) -> list[str]:
+    """The hide flags the framed page marks for its stylesheet."""
+    (marker,) = page.having("data-hide")
+    return marker["data-hide"].split()
+
+
+def groups(page: Elements, name: str) -> list[int]:
+    return [i for i, (_, attrs) in enumerate(page.tags) if name in attrs.get("data-hide-group", "").split()]
+
+
+def test_every_kind_of_embeddable_page_has_a_vocabulary(client):
+    assert {embeddable(url.removeprefix("/embed").split("?")[0], url.partition("?")[2]).kind  # type: ignore[union-attr]
+            for url in KINDS.values()} == set(KINDS) == set(VOCABULARY)
+
+
+@pytest.mark.parametrize(("kind", "name"), HIDEABLE)
+def test_each_hide_flag_marks_the_page_and_the_page_has_its_part(client, kind, name):
+    page = Elements(client.get(f"{KINDS[kind]}&hide={name}").text)
+    assert marked(page) == [name]
+    assert groups(page, name), f"nothing in the {kind} page is marked data-hide-group={name}"
+    # the same page without the flag still has the part, only unmarked for the stylesheet
+    plain = Elements(client.get(KINDS[kind]).text)
+    assert marked(plain) == [] and len(groups(plain, name)) == len(groups(page, name))
+
+
+def test_every_hide_flag_has_its_rule_in_the_stylesheet():
+    css = (STATIC_DIR / "css" / "embed.css").read_text()
+    for name in {part.name for parts in VOCABULARY.values() for part in parts}:
+        assert f'[data-hide~="{name}"] ~ main [data-hide-group~="{name}"]' in css, name
+
+
+@pytest.mark.parametrize("query", ["hide=intro&hide=controls", "hide=intro,controls", "hide=intro, controls,,",
+                                   "hide=controls&hide=intro,controls"])
+def test_hide_flags_may_be_repeated_or_separated_by_commas(client, query):
+    page = Elements(client.get(f"/embed/visualise/float16?value=0.1&{query}").text)
+    assert sorted(marked(page)) == ["controls", "intro"]
+
+
+@pytest.mark.parametrize(("kind", "bad"), [("visualise", "settings"), ("train", "controls"), ("compare", "formats"),
+                                           ("block", "numberline"), ("train", "Settings"), ("compare", "<b>x</b>"),
+                                           ("visualise", "x" * 300)])
+@pytest.mark.parametrize("at", ["framed", "full"])
+def test_a_hide_flag_the_page_does_not_have_is_refused_with_the_allowed_ones(client, kind, bad, at):
+    url = f"{KINDS[kind]}&hide=intro,{quote(bad)}"
+    response = client.get(url if at == "framed" else url.removeprefix("/embed"))
+    assert response.status_code == 400
+    assert response.headers["content-type"].startswith("text/html")
+    sentence = Elements(response.text).text_of("data-error")
+    assert sentence.endswith(".") and "<b>" not in response.text and len(sentence) < 300
+    assert all(part.name in sentence for part in VOCABULARY[kind])
+
+
+def test_oembed_refuses_a_hide_flag_the_page_does_not_have(client):
+    response = oembed(client, ORIGIN + "/visualise/float16?hide=settings")
+    assert response.status_code == 400
+    assert "controls" in response.json()["detail"]
+
+
+def test_a_refused_hide_flag_is_still_framed_as_an_embed_page(client):
+    headers = client.get("/embed/compare?hide=nosuch").headers
+    assert "frame-ancestors *" in headers["content-security-policy"] and "x-frame-options" not in headers
+
+
+def test_the_snippet_keeps_the_hide_flags_of_the_url(client):
+    page = Elements(client.get("/compare?value=0.5&hide=controls&hide=blocks").text)
+    assert snippet_of(page)["src"] == ORIGIN + "/embed/compare?value=0.5&hide=controls&hide=blocks"
+
+
+@pytest.mark.parametrize(("kind", "at"), [(kind, at) for kind in KINDS for at in ("framed", "full")])
+def test_the_embed_dialog_offers_every_hide_flag_and_reloads_with_them_without_javascript(client, kind, at):
+    url = f"{KINDS[kind]}&hide=intro"
+    url = url if at == "framed" else url.removeprefix("/embed")
+    page = Elements(client.get(url).text)
+    boxes = page.having("data-embed-hide-part")
+    assert [box["value"] for box in boxes] == [part.name for part in VOCABULARY[kind]]
+    assert all(box["type"] == "checkbox" and box["name"] == "hide" for box in boxes)
+    assert [box["value"] for box in boxes if "checked" in box] == ["intro"]
+    path, query = urlsplit(url).path, urlsplit(url).query
+    (form,) = [i for i, (_, attrs) in enumerate(page.tags) if "data-embed-hide" in attrs]
+    assert page.tags[form][1]["method"] == "get" and page.tags[form][1]["action"] == path
+    # its hidden fields are the page's state without its flags, so that sending it changes the flags alone
+    state = [(attrs["name"], attrs["value"]) for tag, attrs in (page.tags[i] for i in page.inside(form))
+             if tag == "input" and attrs["type"] == "hidden"]
+    assert state == [(key, value) for key, value in parse_qsl(query) if key != "hide"]
+    ticked = [*state, ("hide", "intro"), ("hide", VOCABULARY[kind][-1].name)]
+    sent = client.get(f"{path}?{urlencode(ticked)}")
+    assert sent.status_code == 200
+    assert snippet_of(Elements(sent.text))["src"] == f"{ORIGIN}/embed{path.removeprefix('/embed')}?{urlencode(ticked)}"
 
 
 # -- /oembed ---------------------------------------------------------------------------------------
@@ -178,7 +327,8 @@ def test_oembed_answers_a_rich_response_within_the_limits(client, url, limits):
 def test_oembed_escapes_the_state_it_puts_in_the_snippet(client):
     hostile = '0.1"><script>alert(1)</script>'
     answer = oembed(client, f"{ORIGIN}/compare?value={quote(hostile)}&x=\"'<>").json()
-    assert "<script" not in answer["html"] and answer["html"].count("<iframe") == 1
+    assert answer["html"].count("<script") == 1 and answer["html"].count("<iframe") == 1  # the host's script only
+    assert "alert" not in host_script_of(answer["html"])
     assert iframe(answer["html"])["src"].startswith(ORIGIN + "/embed/compare?value=")
 
 

@@ -31,7 +31,7 @@ def test_refusals_are_cached_with_their_status(client):
     url = "/visualise/float16?value=not-a-number"
     first = client.get(url)
     size = len(cache)
-    assert first.status_code == 422 and ("/visualise/float16", "value=not-a-number", None, None) in cache
+    assert first.status_code == 422 and ("en", "/visualise/float16", "value=not-a-number", None, None) in cache
     second = client.get(url)
     assert len(cache) == size  # served from the cache, with the refusal's status and body
     assert second.status_code == 422 and second.content == first.content

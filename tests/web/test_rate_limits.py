@@ -32,6 +32,7 @@ REQUESTS: dict[str, tuple[Callable[[TestClient], Response], int]] = {
     "attempts": (lambda client: client.post("/api/quiz/attempts"), 201),
     "verify": (lambda client: client.get(f"/api/certificates/{new_certificate_id()}"), 404),
     "train": (lambda client: client.post("/api/train", json=SHORT), 200),
+    "sums": (lambda client: client.get("/api/accumulation?n=100"), 200),
 }
 
 
@@ -68,6 +69,13 @@ def test_every_route_that_trains_counts_against_the_training_limit(make_settings
         assert_refused(client.get(f"/embed/train?{SHORT_QUERY}&seed=3&run=1"), "train")
         assert client.get(f"/train?{SHORT_QUERY}").status_code == 200
         assert client.post("/api/quiz/attempts").status_code == 201, "other kinds keep their own count"
+
+
+def test_the_accumulation_page_and_its_frame_count_against_the_sums_limit(make_settings):
+    with TestClient(create_app(make_settings(rate_limit_sums="2/minute"))) as client:
+        assert client.get("/learn/accumulation?n=100").status_code == 200
+        assert client.get("/embed/learn/accumulation?n=100").status_code == 200
+        assert_refused(client.get("/learn/accumulation?n=100"), "sums")
 
 
 def test_two_apps_on_one_database_share_the_count(make_settings):

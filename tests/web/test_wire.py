@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tests.helpers.html import Elements
+from tests.helpers.html import Elements, budgeted
 from tests.helpers.training import SHORT_QUERY
 
 FIRST_VISIT_BUDGET = 40_000
@@ -47,7 +47,7 @@ def _first_visit(client, url: str) -> dict[str, int]:  # type: ignore[no-untyped
     return transferred
 
 
-@pytest.mark.parametrize("url", PAGES)
+@pytest.mark.parametrize("url", budgeted(PAGES))
 def test_the_first_visit_of_every_page_stays_under_40_kb_transferred(client, url):
     transferred = _first_visit(client, url)
     assert sum(transferred.values()) <= FIRST_VISIT_BUDGET, transferred

@@ -5,6 +5,7 @@ from __future__ import annotations
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.web.platform.asgi import HttpMiddleware
+from app.web.platform.languages import unprefixed
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -27,7 +28,8 @@ class SecurityHeaders(HttpMiddleware):
         ] + ([] if ancestors == "*" else [(b"x-frame-options", b"DENY")])
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        extra = self.embed_headers if scope["path"].startswith("/embed/") else self.page_headers
+        framed = unprefixed(scope["path"]).startswith("/embed/")  # /tr/embed/ too
+        extra = self.embed_headers if framed else self.page_headers
         if scope.get("scheme") == "https":
             extra = extra + [(b"strict-transport-security", b"max-age=31536000; includeSubDomains")]
 

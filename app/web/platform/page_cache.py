@@ -14,21 +14,24 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import Response
 
+from app.web.platform.languages import current_language
+
 _Stored = tuple[int, bytes, list[tuple[bytes, bytes]]]
 
 
 def cached_page(maxsize: int = 1024) -> Callable[[Callable[..., Response]], Callable[..., Response]]:
-    """Cache a sync GET route's response by path, query string and the htmx headers that pick the block."""
+    """Cache a sync GET route's response by language, path, query string and the htmx headers that pick the block; a
+    response marked `Cache-Control: no-store` is served but not kept."""
 
     def decorate(route: Callable[..., Response]) -> Callable[..., Response]:
-        stored: OrderedDict[tuple[str, str, str | None, str | None], _Stored] = OrderedDict()
+        stored: OrderedDict[tuple[str, str, str, str | None, str | None], _Stored] = OrderedDict()
         lock = threading.Lock()
 
         @functools.wraps(route)
         def serve(request: Request, *args: Any, **kwargs: Any) -> Response:
             headers = request.headers
             key = (
-                request.url.path, request.url.query,
+                current_language().code, request.url.path, request.url.query,
                 headers.get("HX-Request"), headers.get("HX-History-Restore-Request"),
             )
             with lock:
@@ -41,6 +44,8 @@ def cached_page(maxsize: int = 1024) -> Callable[[Callable[..., Response]], Call
                 response.raw_headers = list(raw_headers)
                 return response
             response = route(request, *args, **kwargs)
+            if "no-store" in response.headers.get("cache-control", ""):
+                return response  # a page that must not repeat (a freshly drawn seed's) is not kept
             with lock:
                 stored[key] = (response.status_code, bytes(response.body), list(response.raw_headers))
                 while len(stored) > maxsize:

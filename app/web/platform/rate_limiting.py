@@ -22,13 +22,14 @@ from limits.strategies import MovingWindowRateLimiter
 from app.refusal import Refusal
 from app.settings import Settings
 
-Kind = Literal["attempts", "verify", "train", "passes"]
+Kind = Literal["attempts", "verify", "train", "passes", "sums"]
 _REFUSED: dict[Kind, str] = {
     "attempts": "Too many quiz attempts were started from your address",
     "verify": "Too many certificate lookups came from your address",
     "train": "Training runs were started too often from your address",
     "passes": "Certificates were earned too often from your address today, so this passed attempt stays open "
               "until you can finish it",
+    "sums": "Sums were asked for too often from your address",
 }
 def client_key(host: str | None, ipv6_prefix: int) -> str:
     """Who a request counts against: an IPv4 address, the network of an IPv6 address (its first ipv6_prefix
@@ -67,6 +68,7 @@ class RateLimits:
             "verify": parse_many(settings.rate_limit_verify),
             "train": parse_many(settings.rate_limit_train),
             "passes": parse_many(settings.rate_limit_passes),
+            "sums": parse_many(settings.rate_limit_sums),
         }
 
     def check(self, request: Request, kind: Kind) -> None:

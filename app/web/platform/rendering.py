@@ -10,9 +10,14 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 from jinja2_fragments.fastapi import Jinja2Blocks
 
+from app.web.platform import translations
+from app.web.platform.bundles import bundles_are_fresh, entry_module_path
+from app.web.platform.languages import LANGUAGES, Language, current_language, localised, switch_links
+
 ROOT = Path(__file__).resolve().parents[3]
 templates = Jinja2Blocks(directory=str(ROOT / "templates"))
 templates.env.auto_reload = False  # templates change only with a deploy; no stat() per render
+translations.install(templates.env)  # {% trans %}, _(), ngettext and the prose number and date filters
 EMBED_PREFIX = "/embed"
 STATIC_DIR = ROOT / "static"
 
@@ -36,24 +41,53 @@ def static(path: str) -> str:
 
 
 templates.env.globals["static"] = static
+SCRIPTS_BUNDLED = bundles_are_fresh(STATIC_DIR)  # decided once, as the static version is
+
+
+def entry_module(name: str) -> str:
+    """The immutable URL of the page entry module `name` (visualiser.js): its minified bundle, which carries what
+    it imports, or the source module where the bundle is missing or stale (app/web/platform/bundles.py)."""
+    return static(entry_module_path(name, SCRIPTS_BUNDLED))
+
+
+templates.env.globals["entry_module"] = entry_module
 
 
 def link_prefix(path: str) -> str:
-    """What a page's own links start with: EMBED_PREFIX on a framed page, so that they stay in the frame."""
-    return EMBED_PREFIX if path.startswith(EMBED_PREFIX + "/") else ""
+    """What a page's own links start with: the language's prefix (/tr), and EMBED_PREFIX after it on a framed
+    page, so that they stay in the language and in the frame. Whether a page is framed is `embedded`, never
+    whether it has a prefix."""
+    return current_language().prefix + (EMBED_PREFIX if is_embedded(path) else "")
 
 
-def canonical_url(request: Request) -> str:
-    """The page's own URL on the public origin, its query kept (it is the view's whole state); an embedded
-    page's is the full page it frames, so that search engines index that one."""
+def is_embedded(path: str) -> bool:
+    return path.startswith(EMBED_PREFIX + "/")
+
+
+def canonical_url(request: Request, language: Language | None = None) -> str:
+    """The page's own URL on the public origin in its language (or `language`), its query kept (it is the
+    view's whole state); an embedded page's is the full page it frames, so that search engines index that one."""
     path = request.url.path
-    if path.startswith(EMBED_PREFIX + "/"):
+    if is_embedded(path):
         path = path[len(EMBED_PREFIX):]
     query = request.url.query
-    return request.app.state.settings.public_base_url + path + (f"?{query}" if query else "")
+    return request.app.state.settings.public_base_url + localised(path, language) + (f"?{query}" if query else "")
 
 
-templates.env.globals["canonical_url"] = canonical_url
+def alternates(request: Request) -> list[tuple[str, str]]:
+    """(hreflang, URL) of the page in every language, and x-default: the English page, for every other reader."""
+    urls = [(language.code, canonical_url(request, language)) for language in LANGUAGES]
+    return [*urls, ("x-default", urls[0][1])]
+
+
+templates.env.globals |= {
+    "canonical_url": canonical_url, "alternates": alternates,
+    # a link to a page of the site in the page's language: href="{{ url('/quiz') }}" (docs/translating.md)
+    "url": localised, "current_language": current_language, "languages": LANGUAGES,
+    "language_switch": lambda request: switch_links(request.url.path, request.url.query),
+}
+# Every template knows whether its page is framed (templates/embed/base.html's layout)
+templates.context_processors.append(lambda request: {"embedded": is_embedded(request.url.path)})
 
 
 def wants_fragment(request: Request) -> bool:

@@ -18,15 +18,25 @@ from starlette.types import Message, Receive, Scope, Send
 from app.deps import RunsDep, rate_limited
 from app.refusal import Refusal
 from app.services.training_runs import replay, result
-from app.training import OPTIMIZERS, RECIPES, SCENARIOS
+from app.training import HISTOGRAM_SNAPSHOTS, OPTIMIZERS, RECIPES, SCENARIOS
 from app.web.platform.rate_limiting import count_request
 from app.web.platform.rendering import EMBED_PREFIX, link_prefix, render
 from app.web.train.charts import charts
-from app.web.train.inputs import SETTINGS, config_from_query, form_values, model_size, scenario_defaults
+from app.web.train.inputs import (
+    DEFAULT_MODEL_SIZE,
+    SETTINGS,
+    config_from_query,
+    form_values,
+    model_size,
+    scenario_defaults,
+)
 from app.web.train.present import FINAL_COLUMNS, MEMORY_PARTS, final_rows, in_words, memory_rows
 from app.web.train.recipe_styles import RECIPE_STYLESHEET
 
 router = APIRouter()
+
+# Beside Start: how long the run is and its dice; every other setting folds under "More settings".
+RUN_SETTINGS = ("steps", "seed")
 
 
 class _ClientStalled(Exception):
@@ -75,10 +85,17 @@ class EventStream(StreamingResponse):
 
 def _page_context(values: dict[str, Any], prefix: str) -> dict[str, Any]:
     scenario = SCENARIOS.get(values["scenario"], SCENARIOS["baseline"])
+    defaults = {s: scenario_defaults(s) for s in SCENARIOS}
+    more = [s for s in SETTINGS if s.name not in RUN_SETTINGS]
     return {
         "prefix": prefix, "recipe_stylesheet": RECIPE_STYLESHEET,
-        "values": values, "settings": SETTINGS, "recipes": RECIPES.values(), "scenarios": SCENARIOS.values(),
-        "scenario": scenario, "defaults": {s: scenario_defaults(s) for s in SCENARIOS},
+        "values": values, "recipes": RECIPES.values(), "scenarios": SCENARIOS.values(),
+        "run_settings": [s for s in SETTINGS if s.name in RUN_SETTINGS], "more_settings": more,
+        # a URL that changes a folded setting from its scenario's opens the fold, so that the change is seen
+        "more_open": any(values[s.name] != defaults[scenario.id][s.name] for s in more)
+                     or values["params"] != DEFAULT_MODEL_SIZE,
+        "histogram_snapshots": HISTOGRAM_SNAPSHOTS,
+        "scenario": scenario, "defaults": defaults,
         "final_columns": FINAL_COLUMNS, "memory_parts": MEMORY_PARTS,
         "error": None, "result": None, "charts": [], "final": [], "memory": [], "model_size": None,
     }

@@ -83,6 +83,14 @@ class DecisionGrid(BaseModel):
         description="per y, per x: the predicted class (classification) or value (regression; null if not finite)")
 
 
+class GridSnapshot(BaseModel):
+    """The model's output on the decision grid after one step, at each histogram's step."""
+
+    step: int = Field(description="the step, from 1, after whose update the model predicted")
+    values: list[list[float | None]] = Field(
+        description="as decision_grid's values, on its x and y coordinates")
+
+
 class RecipeRun(BaseModel):
     """One recipe's run, step by step, and the trained model."""
 
@@ -98,6 +106,8 @@ class RecipeRun(BaseModel):
     update_ratio: list[float | None] = Field(description=f"|update| / |weights|, {PER_STEP}")
     skipped_steps: list[int] = Field(description="the steps the loss scaler skipped (inf or NaN gradients)")
     histograms: list[Histogram] = Field(description="gradient exponent histograms, every few steps")
+    decision_grids: list[GridSnapshot] = Field(
+        description="the decision grid at each histogram's step, as training moved it; the last is decision_grid's")
     diverged: Divergence | None = Field(description="null, or where the run diverged")
     final_loss: float | None = Field(description="the trained model's loss on the whole training set")
     final_accuracy: float | None = Field(description="its accuracy on the training set; null for regression")

@@ -41,7 +41,11 @@ Value = Annotated[str, Query(description=VALUE_DOC, min_length=1)]
 RoundingName = Annotated[str, Query(description=ROUNDING_DOC, min_length=1)]
 OverflowName = Annotated[str, Query(description=OVERFLOW_DOC, min_length=1)]
 PatternText = Annotated[str, Query(description="0x3c00, 0b0011110000000000 or a decimal integer", min_length=1)]
-SeedText = Annotated[str | None, Query(description="seed of stochastic rounding")]
+SEED_DOC = (f"seed of stochastic rounding: a whole number from 0 to {inputs.MAX_SEED}; the same seed gives the "
+            "same result. Without one, each request draws afresh")
+SeedText = Annotated[str | None, Query(description=SEED_DOC)]
+CompareSeed = Annotated[str | None, Query(description=SEED_DOC + "; every format rounds with a generator of this "
+                                          "seed, as /api/formats/{format_id}/encode does with it")]
 ExponentBits = Annotated[str, Query(description=f"bits of the exponent field: 1 to {MAX_EXPONENT_BITS}", min_length=1)]
 MantissaBits = Annotated[str, Query(description=f"bits of the mantissa field: 1 to {MAX_MANTISSA_BITS}", min_length=1)]
 Bias = Annotated[str | None, Query(description=f"the exponent bias, -{MAX_BIAS} to {MAX_BIAS}; by default "
@@ -132,11 +136,13 @@ def _encoded(spec: FormatSpec, value: str, rounding: str, overflow: str, seed: s
 @router.get("/compare", summary="One value in every scalar format", response_model=Comparison,
             responses={422: UNREADABLE})
 def compare(
-    value: Value, rounding: RoundingName = "nearest_even", overflow: OverflowName = "format_default"
+    value: Value, rounding: RoundingName = "nearest_even", overflow: OverflowName = "format_default",
+    seed: CompareSeed = None,
 ) -> dict[str, Any]:
     mode, policy = rounding_mode(rounding), overflow_policy(overflow)
-    x = parse_number(value)
-    results = [rounded_json(encode(spec, x, mode, policy, 0), mode, policy) for spec in SCALAR_FORMATS]
+    x, drawn = parse_number(value), inputs.seed_value(seed)
+    # every format rounds with a generator of the same seed, as /encode of each would with it
+    results = [rounded_json(encode(spec, x, mode, policy, drawn), mode, policy) for spec in SCALAR_FORMATS]
     return {"input": results[0]["input"], "input_exact": results[0]["input_exact"], "results": results}
 
 

@@ -29,7 +29,10 @@ from app.formats import (
     quantize_blocks,
 )
 from app.web.platform.rendering import render
+from app.web.visualise import block_present
 from app.web.visualise.block_present import block_view, side_by_side
+from app.web.visualise.block_specs import block_page_data
+from app.web.visualise.codec_specs import embedded_json
 
 MAX_TEXT = 4000  # characters of a typed list: 64 values of 60 characters each (the query's limit is 8 KB)
 _SEPARATORS = re.compile(r"[\s,;]+")
@@ -122,6 +125,7 @@ def block_page(request: Request, spec: FormatSpec, prefix: str) -> HTMLResponse:
         "spec": spec, "prefix": prefix, "size": size, "presets": PRESETS, "preset": preset,
         "preset_links": {p.id: block_url(spec.id, preset=p.id, prefix=prefix) for p in PRESETS},
         "action": f"{prefix}/visualise/{spec.id}", "error": None, "typed": typed or "",
+        "block_json": _page_json(spec, prefix),
     }
     try:
         if preset is not None:
@@ -140,6 +144,16 @@ def block_page(request: Request, spec: FormatSpec, prefix: str) -> HTMLResponse:
         "others": side_by_side(values, spec.id, links),
     }
     return render(request, "visualise_block.html", context, fragment="block")
+
+
+def _page_json(spec: FormatSpec, prefix: str) -> str:
+    """The page's data for block_view.js, which quantises edits in the browser: the presets as the box shows them."""
+    limits = {"max_text": MAX_TEXT, "cell": block_present.CELL, "short": block_present.SHORT,
+              "title": block_present.TITLE, "title_digits": block_present.TITLE_DIGITS, "full": block_present.FULL,
+              "chart_height": block_present.CHART_HEIGHT}
+    words = {"short": dict(block_present.FATE_SHORT), "long": dict(block_present.FATE_WORDS)}
+    presets = {p.id: _lines(p.values(spec.block_size)) for p in PRESETS}
+    return embedded_json(block_page_data(spec, prefix, presets, limits, words))
 
 
 def _preset(preset: str, size: int) -> list[str]:

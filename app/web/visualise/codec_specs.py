@@ -10,10 +10,23 @@ from typing import Any
 from app.formats import SATURATED_BY, SCALAR_FORMATS, FormatSpec  # SATURATED_BY: the libraries an overflow note names
 
 
-def _text(x: Fraction | None) -> str | None:
-    """An exact constant as its numerator and denominator in hex ("0x1c0/0x1", "-0xf/0x2"): exact, quick to read,
-    and without the limit on decimal digits that str() of binary128's max (4933 digits) runs into."""
-    return None if x is None else f"{x.numerator:#x}/{x.denominator:#x}"
+def exact_text(x: Fraction | None) -> str | None:
+    """An exact constant as a hex significand and a power of two, m·2^k with m odd ("0x7p6" is 448, "-0xfp-1"
+    is -7.5, "0x0p0" is 0), or, for a constant that is not dyadic, its numerator and denominator in hex
+    ("0x1/0x3"). Exact, quick to read, and short: binary128's max is "0x1ffffffffffffffffffffffffffffp16271",
+    where its numerator alone has 4,096 hex digits."""
+    if x is None:
+        return None
+    num, den = x.numerator, x.denominator
+    if den & (den - 1):
+        return f"{num:#x}/{den:#x}"
+    power = 1 - den.bit_length()  # x = num · 2^power
+    if num:
+        shift = (num & -num).bit_length() - 1  # the trailing zero bits of num
+        num, power = num >> shift, power + shift
+    else:
+        power = 0
+    return f"{'-' if num < 0 else ''}{abs(num):#x}p{power}"
 
 
 def codec_spec(spec: FormatSpec) -> dict[str, Any]:
@@ -38,12 +51,12 @@ def codec_spec(spec: FormatSpec) -> dict[str, Any]:
         "emax": spec.emax,
         "max_exponent_field": spec.max_exponent_field,
         "max_mantissa_field": hex(spec.max_mantissa_field),  # binary128's has 112 bits: more than a JSON number
-        "max": _text(spec.max),
-        "lowest": _text(spec.lowest),
-        "min_positive": _text(spec.min_positive),
-        "min_normal": _text(spec.min_normal),
-        "min_subnormal": _text(spec.min_subnormal),
-        "codebook": [_text(Fraction(v)) for v in spec.codebook],
+        "max": exact_text(spec.max),
+        "lowest": exact_text(spec.lowest),
+        "min_positive": exact_text(spec.min_positive),
+        "min_normal": exact_text(spec.min_normal),
+        "min_subnormal": exact_text(spec.min_subnormal),
+        "codebook": [exact_text(Fraction(v)) for v in spec.codebook],
         "saturated_by": SATURATED_BY.get(spec.id, ""),
     }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -30,11 +31,15 @@ from app.formats import (
     parse_bits,
     parse_value,
     rounding_mode,
+    stochastic_odds,
     ulp,
 )
+from app.web.platform.locale_input import typed_number
 from app.web.platform.page_cache import cached_page
 from app.web.platform.rendering import EMBED_PREFIX, link_prefix, render
 from app.web.visualise import block_page, inputs
+from app.web.visualise.codebook_line import level_line
+from app.web.visualise.odds import odds_shown
 from app.web.visualise.present import (
     Shown,
     bit_groups,
@@ -46,6 +51,8 @@ from app.web.visualise.present import (
     visualise_url,
 )
 from app.web.visualise.serialise import real_json
+from app.web.visualise.switcher import format_groups
+from app.web.visualise.view_specs import visualiser_data
 
 router = APIRouter()
 
@@ -64,7 +71,7 @@ def _stored(
     """The encoding to show, and the rounding result when a value (not a bit pattern) was typed."""
     if bits is not None:
         return decode(spec, parse_bits(bits, spec)), None
-    parsed = parse_value(DEFAULT_VALUE if value is None else value)
+    parsed = parse_value(DEFAULT_VALUE if value is None else typed_number(value))  # 0,1 on a Turkish page
     if isinstance(parsed, RawBits):
         return decode(spec, parse_bits(parsed.text, spec)), None
     result = encode(spec, parsed, rounding, overflow, seed)
@@ -81,8 +88,10 @@ def _neighbour(
 
 
 def _results(enc: Encoding, result: Rounded | None, links: dict[str, Any]) -> dict[str, Any]:
-    """Everything the page shows about one stored pattern."""
+    """Everything the page shows about one stored pattern (a codebook's: its levels on a line, not a log scale)."""
     spec = enc.format
+    codebook = spec.kind == "codebook"
+    stochastic = result is not None and links["rounding"] == "stochastic"
     return {
         "enc": enc,
         "result": result,
@@ -101,7 +110,12 @@ def _results(enc: Encoding, result: Rounded | None, links: dict[str, Any]) -> di
             _neighbour("next down", next_down(enc), links),
             _neighbour("next up", next_up(enc), links),
         ],
-        "line": number_line(enc),
+        "line": None if codebook else number_line(enc),
+        "levels": level_line(enc, result.input if result else None) if codebook else None,
+        "block_href": block_page.block_url(spec.id, prefix=links["prefix"]) if spec.block_size else None,
+        "stochastic": stochastic,
+        "odds": odds_shown(stochastic_odds(spec, result.input, links["overflow"]), enc) if stochastic and result
+        else None,
     }
 
 
@@ -164,7 +178,8 @@ def _scalar_page(
     context: dict[str, Any] = {
         "spec": spec, "roundings": ROUNDINGS, "overflows": OVERFLOW_POLICIES, "typed": typed,
         "rounding": rounding, "overflow": overflow, "seed": seed or "", "error": None, "enc": None, "prefix": prefix,
-        "layout_form": _layout_form(spec), "nan_styles": NAN_STYLES, "custom_href": None,
+        "layout_form": _layout_form(spec), "nan_styles": NAN_STYLES, "custom_href": None, "drawn_seed": None,
+        "view_data": visualiser_data(spec, list(SCALAR_FORMATS), typed, bits is not None, prefix),
     }
     try:
         links: dict[str, Any] = {
@@ -174,27 +189,35 @@ def _scalar_page(
             "prefix": prefix,
             "layout": layout,
         }
+        if links["rounding"] == "stochastic" and links["seed"] is None:
+            # a fresh seed, shown and carried by every link and the form, so that this view can be shared
+            links["seed"] = secrets.randbelow(inputs.MAX_SEED + 1)
+            context |= {"seed": str(links["seed"]), "drawn_seed": links["seed"]}
         enc, result = _stored(spec, value, bits, links["rounding"], links["overflow"], links["seed"])
     except InputError as error:
-        context |= {"error": str(error), "switch": _switch_links(typed, {"prefix": prefix, "layout": layout}, spec)}
-        return render(request, "visualise.html", context, fragment="visualiser", status_code=422)
+        plain = {"prefix": prefix, "layout": layout}
+        context |= {"error": str(error), "format_groups": format_groups(typed, plain, spec, prefix)}
+        return _unrepeated(render(request, "visualise.html", context, fragment="visualiser", status_code=422),
+                           context["drawn_seed"])
     carried = typed if result else enc.value.exact_string()
     context |= _results(enc, result, links) | {
-        "links": links, "switch": _switch_links(carried, links, spec),
+        "links": links, "format_groups": format_groups(carried, links, spec, prefix),
         "custom_href": _custom_href(spec, carried, links),
     }
+    if context["drawn_seed"] is not None:
+        context["view_href"] = visualise_url(spec.id, value=value, bits=bits, **links)
+        response = _unrepeated(render(request, "visualise.html", context, fragment="visualiser"), context["drawn_seed"])
+        response.headers["HX-Push-Url"] = context["view_href"]  # htmx puts the seeded address in the address bar
+        return response
     return render(request, "visualise.html", context, fragment="visualiser")
 
 
-def _switch_links(
-    value: str, links: dict[str, Any], current: FormatSpec | None
-) -> list[tuple[FormatSpec, str]]:
-    """The same value in every other scalar format, and in the custom layout shown, when it is one."""
-    plain = {name: choice for name, choice in links.items() if name != "layout"}
-    switch = [(other, visualise_url(other.id, value=value, **plain)) for other in SCALAR_FORMATS]
-    if current is not None and current.id == CUSTOM_ID:
-        switch.append((current, visualise_url(CUSTOM_ID, value=value, **links)))
-    return switch
+def _unrepeated(response: HTMLResponse, drawn_seed: int | None) -> HTMLResponse:
+    """A page rendered with a freshly drawn seed: another visit draws another, so neither the page cache nor an
+    ETag may repeat this one."""
+    if drawn_seed is not None:
+        response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 def _custom_href(spec: FormatSpec, value: str, links: dict[str, Any]) -> str | None:
@@ -226,7 +249,8 @@ def _layout_refused(request: Request, error: str, typed: dict[str, str], prefix:
         "spec": _NO_LAYOUT, "roundings": ROUNDINGS, "overflows": OVERFLOW_POLICIES, "typed": typed["typed"],
         "rounding": typed["rounding"], "overflow": typed["overflow"], "seed": typed["seed"], "error": error,
         "enc": None, "prefix": prefix, "layout_form": layout_form, "nan_styles": NAN_STYLES,
-        "custom_href": None, "switch": _switch_links(typed["typed"], {"prefix": prefix}, None),
+        "custom_href": None, "drawn_seed": None,
+        "format_groups": format_groups(typed["typed"], {"prefix": prefix}, None, prefix),
     }
     return render(request, "visualise.html", context, fragment="visualiser", status_code=422)
 

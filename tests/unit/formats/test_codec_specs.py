@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from app.formats import SCALAR_FORMATS, FormatSpec
-from app.web.visualise.codec_specs import codec_spec, codec_specs, embedded_json
+from app.web.visualise.codec_specs import codec_spec, codec_specs, embedded_json, exact_text
 
 LARGEST_SAFE_INTEGER = 2**53 - 1  # past it a JSON number is not read back exactly by JavaScript
 # layouts of a person's own, as the visualiser's custom format makes them: the codec takes any FormatSpec
@@ -21,8 +21,14 @@ CUSTOM = [
 
 
 def _read(text: str) -> Fraction:
-    num, den = text.split("/")
-    return Fraction(int(num, 16), int(den, 16))
+    """m·2^k ("-0xfp-1") with m odd or zero, or num/den in hex ("0x1/0x3") where the constant is not dyadic."""
+    if "/" in text:
+        num, den = text.split("/")
+        return Fraction(int(num, 16), int(den, 16))
+    m, k = text.split("p")
+    significand = int(m, 16)
+    assert significand % 2 or significand == 0 and k == "0", text  # one way to write each constant
+    return significand * Fraction(2) ** int(k)
 
 
 def test_every_scalar_format_once_in_registry_order_and_no_block_format() -> None:
@@ -55,6 +61,21 @@ def _numbers(value: Any) -> list[int | float]:
     if isinstance(value, list):
         return [n for v in value for n in _numbers(v)]
     return []
+
+
+@pytest.mark.parametrize(("x", "text"), [
+    (Fraction(448), "0x7p6"), (Fraction(-15, 2), "-0xfp-1"), (Fraction(0), "0x0p0"), (Fraction(1), "0x1p0"),
+    (Fraction(1, 2**24), "0x1p-24"), (Fraction(1, 3), "0x1/0x3"), (Fraction(-5, 6), "-0x5/0x6"),
+])
+def test_constants_are_written_as_a_significand_and_a_power_of_two(x: Fraction, text: str) -> None:
+    assert exact_text(x) == text and _read(text) == x
+
+
+def test_the_widest_constants_stay_short() -> None:
+    """binary128's max has a 4,096-digit hex numerator; as m·2^k it is a few dozen characters."""
+    assert all(len(text) < 48 for spec in codec_specs() for text in
+               (spec["max"], spec["lowest"], spec["min_positive"], spec["min_normal"], spec["min_subnormal"])
+               if text is not None)
 
 
 def test_every_number_is_an_integer_that_javascript_reads_exactly() -> None:

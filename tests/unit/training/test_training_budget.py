@@ -19,9 +19,18 @@ from hypothesis import strategies as st
 import app.training.fp8
 import app.training.gradient_stats
 import app.training.precision
+import app.training.runner
 from app.formats.vector import round_to_format
 from app.training import DATASETS, DEFAULT_CONFIG, LIMITS, RECIPES, SCENARIOS, ConfigError, ResolvedConfig, TrainConfig
-from app.training.budget import MEMORY_BUDGET, WORK_BUDGET, peak_bytes, run_counts, work_units
+from app.training.budget import (
+    MEMORY_BUDGET,
+    WORK_BUDGET,
+    grid_counts,
+    grid_work_units,
+    peak_bytes,
+    run_counts,
+    work_units,
+)
 from app.training.gather import gather
 from app.training.model import ACTIVATIONS
 from app.training.optim import OPTIMIZERS
@@ -199,3 +208,76 @@ def test_the_peak_memory_of_a_large_run_and_its_record_stays_under_its_estimate(
     finally:
         tracemalloc.stop()
     assert bound / 3 < peak < bound <= MEMORY_BUDGET
+
+
+# -- the decision grids of the snapshots --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("recipe_id", ["fp32", "fp16_dynamic_scaling", "bf16_no_master", "fp8_hybrid_delayed"])
+@pytest.mark.parametrize("dataset", ["blobs", "wave"])
+def test_the_grids_counts_are_exactly_what_their_predictions_do(monkeypatch, recipe_id, dataset):
+    config = TrainConfig(recipes=(recipe_id,), steps=45, width=7, depth=3, batch_size=11, dataset=dataset,
+                         activation="tanh")
+    tally = _Tally(monkeypatch)
+    calls: list[tuple[int, Counter[str], int]] = []
+    grid_values = app.training.runner._grid_values
+
+    def counted(*args):
+        before = (tally.multiply_adds, Counter(tally.rounded), tally.roundings)
+        values = grid_values(*args)
+        calls.append((tally.multiply_adds - before[0], tally.rounded - before[1], tally.roundings - before[2]))
+        return values
+
+    monkeypatch.setattr(app.training.runner, "_grid_values", counted)
+    run(config)
+    snapshots = calls[:-1]  # the last call draws the final boundary, which the budget counts with the run's end
+    counts = grid_counts(config.resolved(), recipe_id)
+    assert counts.grids == len(snapshots) == 20
+    assert counts.multiply_adds == sum(c[0] for c in snapshots)
+    assert counts.rounded == sum((c[1] for c in snapshots), Counter())
+    assert counts.roundings == sum(c[2] for c in snapshots)
+
+
+def _largest_steps(config: TrainConfig) -> int:
+    low, high = 1, int(LIMITS["steps"][1])
+    while low < high:
+        middle = (low + high + 1) // 2
+        try:
+            replace(config, steps=middle).resolved()
+        except ConfigError:
+            high = middle - 1
+        else:
+            low = middle
+    return low
+
+
+def test_a_run_that_its_grids_take_over_the_budget_is_refused_and_one_step_fewer_is_not():
+    # a wide, deep model on small batches: a snapshot's grid of 576 predictions costs as much as a few steps
+    shape = TrainConfig(recipes=ALL_RECIPES, width=256, depth=6, batch_size=16)
+    largest = _largest_steps(shape)
+    within, over = _unchecked(replace(shape, steps=largest)), _unchecked(replace(shape, steps=largest + 1))
+    assert work_units(within) <= WORK_BUDGET < work_units(over)
+    with pytest.raises(ConfigError, match="too large"):
+        replace(shape, steps=largest + 1).resolved()
+    assert work_units(over) - grid_work_units(over) < WORK_BUDGET  # without its grids it would have fit
+    assert grid_work_units(within) > work_units(within) / 10
+
+
+def test_the_grids_cost_a_default_run_little():
+    default = DEFAULT_CONFIG.resolved()
+    assert 0 < grid_work_units(default) < work_units(default) / 10
+
+
+def test_the_peak_memory_of_a_regressions_grids_stays_under_its_estimate():
+    # a regression's grids hold floats, in the frames and in the gathered result; 20 snapshots of every recipe
+    config = TrainConfig(recipes=ALL_RECIPES, dataset="wave", steps=40, width=8, batch_size=8)
+    bound = peak_bytes(config.resolved())
+    tracemalloc.start()
+    try:
+        recorded = [json.dumps(event, allow_nan=False).encode() for event in stream(config)]
+        result = gather(json.loads(frame) for frame in recorded)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(result["recipes"]["fp32"]["decision_grids"]) == 20
+    assert peak < bound <= MEMORY_BUDGET

@@ -1,17 +1,33 @@
-"""Each scenario's lesson, from real runs of the training core; the numbers in the comments are measured."""
+"""Each scenario's lesson, from real runs of the training core at the scenario's defaults, for every seed 0-9.
+
+A lesson holds only if it holds for each of the ten seeds: every check below runs over all of them, with bars
+taken from what the scenario's explanation claims. The numbers in the comments are measured over the ten seeds.
+"""
 
 from __future__ import annotations
 
+import statistics
 from fractions import Fraction
 from functools import cache
 
+import numpy as np
 import pytest
 
 from app.formats import Real, encode, get_format
 from app.training import RECIPES, SCENARIOS, TrainConfig, run
+from app.training.data import batch_indices, make_dataset
+from app.training.loss import loss_and_gradient
+from app.training.model import MLP, forward
+from app.training.precision import Arithmetic
 from app.training.recipes import Recipe
+from app.training.trainer import RecipeTrainer
 
 ALL_RECIPES = tuple(RECIPES)
+SEEDS = range(10)
+
+# Ten seeds of every recipe take 20 to 55 s of CPU time per scenario; on a loaded machine that can be many times
+# as long in wall-clock time, past pytest-timeout's default, which is there to catch a hang, not a busy machine.
+TEN_SEEDS_TIMEOUT = pytest.mark.timeout(1800)
 
 
 def _has_fp32s_range(recipe: Recipe) -> bool:
@@ -31,12 +47,23 @@ FP32_UPDATES = [r.id for r in RECIPES.values() if _updates_fp32_weights(r)]
 
 
 @cache
-def _run(scenario: str) -> dict:
-    return run(TrainConfig(scenario=scenario, recipes=ALL_RECIPES))["recipes"]
+def _runs(scenario: str) -> tuple[dict, ...]:
+    """Every recipe under the scenario's defaults, one result per seed of SEEDS."""
+    return tuple(run(TrainConfig(scenario=scenario, recipes=ALL_RECIPES, seed=seed))["recipes"] for seed in SEEDS)
 
 
 def _mean(values: list[float]) -> float:
     return sum(values) / len(values)
+
+
+def _gap(result: dict, recipe_id: str) -> float:
+    """How much higher the recipe's final loss is than FP32's in the same run."""
+    return result[recipe_id]["final_loss"] - result["fp32"]["final_loss"]
+
+
+def _progress(result: dict, recipe_id: str) -> float:
+    """How far the recipe's loss fell: from the first minibatch's to the final one on the training set."""
+    return result[recipe_id]["loss"][0] - result[recipe_id]["final_loss"]
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS.values(), ids=lambda s: s.id)
@@ -55,27 +82,21 @@ def test_tiny_gradients_names_the_threshold_below_which_fp16_rounds_to_zero():
     assert f"up to half of it, 2^{exponent}, round to zero" in SCENARIOS["tiny_gradients"].explanation
 
 
-def test_baseline_every_recipe_reaches_about_the_same_loss():
-    recipes = _run("baseline")
-    fp32 = recipes["fp32"]["final_loss"]  # 0.084, from 0.747
-    for recipe_id, result in recipes.items():
-        # measured: 0.064 (fp8) to 0.095 (fp16_no_master); accuracy 0.977 to 0.984
-        assert abs(result["final_loss"] - fp32) < 0.03, recipe_id
-        assert result["final_accuracy"] > 0.95, recipe_id
-        assert max(result["underflow_fraction"]) < 0.01, recipe_id
-    assert recipes["fp32"]["loss"][0] > 0.7
-
-
-def test_tiny_gradients_fp16_without_scaling_flushes_most_gradients_and_stalls():
-    recipes = _run("tiny_gradients")
-    fp16 = recipes["fp16_no_scaling"]
-    # measured: mean share 0.851, never below 0.818
-    assert _mean(fp16["underflow_fraction"]) > 0.75
-    assert min(fp16["underflow_fraction"]) > 0.7
-    assert set(recipes["fp32"]["underflow_fraction"]) == {0.0}
-    # measured: 0.691 (chance is ln 2 = 0.693) against FP32's 0.119
-    assert fp16["final_loss"] - recipes["fp32"]["final_loss"] > 0.4
-    assert fp16["final_accuracy"] < 0.7
+@TEN_SEEDS_TIMEOUT
+def test_baseline_every_recipe_ends_within_0_01_of_fp32_closer_than_fp32_varies_between_seeds():
+    runs = _runs("baseline")
+    fp32 = [r["fp32"]["final_loss"] for r in runs]  # measured 0.076 to 0.097, each from above 0.9
+    between_seeds = max(fp32) - min(fp32)
+    assert "within 0.01 of FP32's loss" in SCENARIOS["baseline"].explanation
+    for recipe_id in ALL_RECIPES:
+        gaps = [abs(_gap(r, recipe_id)) for r in runs]
+        # measured: at most 0.004 (fp8), 0.001 for every other recipe
+        assert max(gaps) < 0.01 and max(gaps) < between_seeds / 2, (recipe_id, gaps)
+        for seed, r in zip(SEEDS, runs, strict=True):
+            assert abs(r[recipe_id]["final_accuracy"] - r["fp32"]["final_accuracy"]) < 0.01, (recipe_id, seed)
+    for seed, r in zip(SEEDS, runs, strict=True):
+        assert _progress(r, "fp32") > 0.5, seed  # it trains: measured 0.82 to 1.36
+        assert r["fp32"]["final_loss"] > 0.05, seed  # and levels off above zero, where the clouds overlap
 
 
 def _share_below_range(result: dict) -> float:
@@ -85,73 +106,133 @@ def _share_below_range(result: dict) -> float:
     return below / sum(histogram["counts"])
 
 
-def test_tiny_gradients_histogram_shows_where_the_gradients_lie():
-    recipes = _run("tiny_gradients")
-    # measured: 0.96 of FP16's unscaled gradients lie below 2^-24, none once scaled by the dynamic scaler
-    assert _share_below_range(recipes["fp16_no_scaling"]) > 0.9
-    assert _share_below_range(recipes["fp16_dynamic_scaling"]) < 0.01
-    assert _share_below_range(recipes["bf16"]) == 0.0
-    assert recipes["fp16_no_scaling"]["gradient_range"] == {
+@TEN_SEEDS_TIMEOUT
+def test_tiny_gradients_fp16_without_scaling_flushes_and_stalls_and_loss_scaling_or_a_wide_range_recovers():
+    runs = _runs("tiny_gradients")
+    chance = float(np.log(2))  # two classes
+    stalls = []
+    for seed, r in zip(SEEDS, runs, strict=True):
+        fp16 = r["fp16_no_scaling"]
+        # "most" are flushed: measured mean share 0.83 to 0.90, at every step at least 0.59; final loss 0.685
+        # to 0.694
+        assert _mean(fp16["underflow_fraction"]) > 0.75 and min(fp16["underflow_fraction"]) > 0.5, seed
+        assert fp16["final_loss"] > chance - 0.05, seed
+        assert set(r["fp32"]["underflow_fraction"]) == {0.0}, seed
+        stalls.append(_gap(r, "fp16_no_scaling"))  # measured 0.58 to 0.66
+        # the histogram shows where the gradients lie: below 2^-24 unscaled, lifted into range once scaled
+        # (measured at the last histogram: 0.96 to 0.97 unscaled, at most 0.004 under the dynamic scale)
+        assert _share_below_range(fp16) > 0.9, seed
+        assert _share_below_range(r["fp16_dynamic_scaling"]) < 0.01, seed
+        assert _share_below_range(r["bf16"]) == 0.0, seed
+    assert min(stalls) > 0.5
+    assert runs[0]["fp16_no_scaling"]["gradient_range"] == {
         "format": "float16", "min_subnormal_log2": -24, "min_normal_log2": -14,
-        "max_log2": recipes["fp16_no_scaling"]["gradient_range"]["max_log2"]}
+        "max_log2": runs[0]["fp16_no_scaling"]["gradient_range"]["max_log2"]}
+    for seed, r in zip(SEEDS, runs, strict=True):
+        # rescued: the recipes the explanation names end where FP32 does, at every seed recovering more than
+        # nine tenths of what unscaled FP16 loses (measured gaps at most +0.029, static scaling's)
+        for recipe_id in ("fp16_static_scaling", "fp16_dynamic_scaling", "bf16"):
+            assert _gap(r, recipe_id) < 0.1 * min(stalls), (recipe_id, seed)
+        # every scaled or wide-range recipe keeps its gradients and recovers more than three quarters (measured
+        # |gap| at most 0.088, bf16_no_master's, whose 16-bit weights are the next scenario's subject)
+        for recipe_id in SCALED_OR_WIDE:
+            result = r[recipe_id]
+            assert abs(_gap(r, recipe_id)) < 0.25 * min(stalls), (recipe_id, seed)
+            assert _mean(result["underflow_fraction"]) < 0.01, (recipe_id, seed)  # measured at most 0.0018
+            assert result["skipped_steps"] == [], (recipe_id, seed)
+        # FP8's per-tensor scales keep its gradients in range too (measured: mean share 0.003, gap at most 0.11)
+        assert _mean(r["fp8_hybrid_delayed"]["underflow_fraction"]) < 0.05, seed
+        assert _gap(r, "fp8_hybrid_delayed") < 0.25 * min(stalls), seed
 
 
-@pytest.mark.parametrize("recipe_id", SCALED_OR_WIDE)
-def test_tiny_gradients_loss_scaling_or_a_wide_range_recovers(recipe_id):
-    recipes = _run("tiny_gradients")
-    result = recipes[recipe_id]
-    # measured final losses: static 0.113, dynamic 0.115, bf16 0.119, tf32 0.118, fp16_no_master 0.115,
-    # bf16_no_master 0.132; fp32 0.119
-    assert abs(result["final_loss"] - recipes["fp32"]["final_loss"]) < 0.03
-    assert _mean(result["underflow_fraction"]) < 0.01
-    assert result["skipped_steps"] == []
-
-
-def test_tiny_gradients_fp8_per_tensor_scales_keep_gradients_in_range():
-    fp8 = _run("tiny_gradients")["fp8_hybrid_delayed"]
-    # measured: mean underflow share 0.003 and final loss 0.169, where unscaled FP16 flushes 85%
-    assert _mean(fp8["underflow_fraction"]) < 0.05
-    assert fp8["final_loss"] < 0.3
-
-
-def test_small_updates_weights_without_a_master_copy_stall():
-    recipes = _run("small_updates")
-
-    def progress(recipe_id: str) -> float:
-        result = recipes[recipe_id]
-        return result["loss"][0] - result["final_loss"]
-
-    # measured progress from 1.161: fp32 0.335, fp16 with master 0.333 to 0.335, bf16 with master 0.334,
-    # fp8 0.322, fp16_no_master 0.109, bf16_no_master 0.028
+@TEN_SEEDS_TIMEOUT
+def test_small_updates_weights_without_a_master_copy_fall_far_behind():
+    runs = _runs("small_updates")
     assert "fp32" in FP32_UPDATES
-    for master in FP32_UPDATES:
-        assert progress(master) > 0.3, master
-    assert progress("bf16_no_master") < 0.1 * progress("fp32")
-    assert progress("fp16_no_master") < 0.4 * progress("fp32")
-    # the updates that reach 16-bit weights are a fraction of those the masters receive
     last = slice(-100, None)
-    fp32_ratio = _mean(recipes["fp32"]["update_ratio"][last])
-    assert _mean(recipes["bf16_no_master"]["update_ratio"][last]) < 0.2 * fp32_ratio  # measured 0.07
-    assert _mean(recipes["fp16_no_master"]["update_ratio"][last]) < 0.7 * fp32_ratio  # measured 0.52
+    for seed, r in zip(SEEDS, runs, strict=True):
+        fp32 = _progress(r, "fp32")  # measured 0.25 to 0.43
+        assert fp32 > 0.2, seed
+        for master in FP32_UPDATES:  # measured: 0.94 to 1.06 of FP32's
+            assert _progress(r, master) > 0.9 * fp32, (master, seed)
+        # measured: BF16 weights at most 0.27 of FP32's progress, FP16 weights 0.25 to 0.46, always 0.07 more
+        assert _progress(r, "bf16_no_master") < 0.35 * fp32, seed
+        assert _progress(r, "fp16_no_master") < 0.6 * fp32, seed
+        assert _progress(r, "fp16_no_master") > _progress(r, "bf16_no_master") + 0.03, seed
+        # the updates that reach 16-bit weights are a fraction of those the masters receive
+        fp32_ratio = _mean(r["fp32"]["update_ratio"][last])
+        assert _mean(r["bf16_no_master"]["update_ratio"][last]) < 0.2 * fp32_ratio, seed  # measured 0.03-0.07
+        assert _mean(r["fp16_no_master"]["update_ratio"][last]) < 0.7 * fp32_ratio, seed  # measured 0.49-0.68
 
 
-def test_large_activations_fp16_overflows_and_the_dynamic_scaler_backs_off():
-    recipes = _run("large_activations")
-    dynamic = recipes["fp16_dynamic_scaling"]
-    scales = dynamic["loss_scale"]
-    # measured: skipped steps 1-6, 109, 167, 187; scale 65536 down to 1024 by step 7, 4096 at the end
-    assert len(dynamic["skipped_steps"]) >= 5
-    assert dynamic["skipped_steps"][:6] == [1, 2, 3, 4, 5, 6]
-    assert scales[0] == 2.0**16 and min(scales) <= 2.0**11 and scales[-1] < scales[0]
-    for step in dynamic["skipped_steps"]:
-        assert dynamic["nonfinite_count"][step - 1] > 0
-        if step < len(scales):
-            assert scales[step] == scales[step - 1] / 2  # backoff factor 0.5
-    # growth after 50 clean steps (the scenario's growth interval)
-    assert any(b == 2 * a for a, b in zip(scales, scales[1:], strict=False))
-    assert "fp32" in WIDE_RANGE
-    for recipe_id in WIDE_RANGE:  # fp32, tf32, bf16, bf16_no_master
-        assert sum(recipes[recipe_id]["nonfinite_count"]) == 0, recipe_id
-        assert recipes[recipe_id]["skipped_steps"] == [], recipe_id
-    # after backing off, the dynamic scaler trains as well as FP32 (measured 0.181 against 0.189)
-    assert abs(dynamic["final_loss"] - recipes["fp32"]["final_loss"]) < 0.1
+@TEN_SEEDS_TIMEOUT
+def test_large_activations_scaled_fp16_gradients_overflow_and_the_dynamic_scaler_backs_off():
+    runs = _runs("large_activations")
+    assert "FP16 without loss scaling never overflows" in SCENARIOS["large_activations"].explanation
+    for seed, r in zip(SEEDS, runs, strict=True):
+        dynamic = r["fp16_dynamic_scaling"]
+        scales = dynamic["loss_scale"]
+        # measured: 9 or 10 skipped steps, the first four always steps 1-4; the scale backs off from 65536 to
+        # 512 or 1024, grows every 50 clean steps and overflows again (12 to 15 changes)
+        assert dynamic["skipped_steps"][:4] == [1, 2, 3, 4], seed
+        assert len(dynamic["skipped_steps"]) >= 5, seed
+        assert scales[0] == 2.0**16 and min(scales) <= 2.0**11, seed
+        for step in dynamic["skipped_steps"]:
+            assert dynamic["nonfinite_count"][step - 1] > 0, seed
+            if step < len(scales):
+                assert scales[step] == scales[step - 1] / 2, seed  # backoff factor 0.5
+        assert any(b == 2 * a for a, b in zip(scales, scales[1:], strict=False)), seed  # growth
+        # the gradients themselves fit: FP16 without loss scaling, and every recipe with FP32's range, never
+        # see an inf or a NaN
+        assert sum(r["fp16_no_scaling"]["nonfinite_count"]) == 0, seed
+        assert "fp32" in WIDE_RANGE
+        for recipe_id in WIDE_RANGE:  # fp32, tf32, bf16, bf16_no_master
+            assert sum(r[recipe_id]["nonfinite_count"]) == 0, (recipe_id, seed)
+            assert r[recipe_id]["skipped_steps"] == [], (recipe_id, seed)
+        # the skipped steps cost little: the dynamic scaler ends about where FP32 does (measured gap -0.12 to
+        # +0.07, where FP32 itself ends between 0.19 and 0.33)
+        assert _gap(r, "fp16_dynamic_scaling") < 0.1, seed
+    # FP8 ends worse at every seed (measured gap 0.19 to 0.63, median 0.29)
+    fp8_gaps = [_gap(r, "fp8_hybrid_delayed") for r in runs]
+    assert min(fp8_gaps) > 0.15 and statistics.median(fp8_gaps) > 0.2
+
+
+def _trained_fp32(seed: int) -> tuple[MLP, np.ndarray, np.ndarray, np.ndarray]:
+    """The large_activations model trained in FP32 at the scenario's defaults: model, weights, inputs, labels."""
+    scenario = SCENARIOS["large_activations"]
+    data = make_dataset(scenario.dataset, seed, input_scale=scenario.input_scale)
+    mlp = MLP(data.x_train.shape[1], scenario.width, scenario.depth, data.info.n_outputs, scenario.activation)
+    trainer = RecipeTrainer(RECIPES["fp32"], mlp, mlp.init_params(seed), task=data.info.task,
+                            optimizer=scenario.optimizer, learning_rate=scenario.learning_rate,
+                            loss_weight=scenario.loss_weight, static_loss_scale=scenario.static_loss_scale,
+                            growth_interval=scenario.growth_interval)
+    batches = batch_indices(len(data.x_train), scenario.batch_size, seed)
+    for _ in range(scenario.steps):
+        rows = next(batches)
+        trainer.step(data.x_train[rows], data.y_train[rows])
+    return mlp, trainer.params, data.x_train, data.y_train
+
+
+def _forward_loss(recipe_id: str, mlp: MLP, params: np.ndarray, x: np.ndarray, y: np.ndarray) -> float:
+    """The loss of fixed weights through the recipe's forward arithmetic (FP8: once its scales have settled)."""
+    arith = Arithmetic(RECIPES[recipe_id])
+    with np.errstate(all="ignore"):
+        for _ in range(20):  # the amax histories fill with these weights' own activations
+            outputs, _ = forward(mlp, arith, arith.working_weights(params, mlp.n_weights), x)
+            arith.update_scales()
+    return loss_and_gradient("classification", outputs, y, np.float32(0))[0]
+
+
+def test_large_activations_fp8_loses_by_the_precision_of_its_forward_pass_not_by_training():
+    """The explanation's reason: the same FP32-trained weights, read through E4M3, lose what FP8 training loses."""
+    for seed in SEEDS:
+        mlp, params, x, y = _trained_fp32(seed)
+        weights, biases = mlp.views(params)
+        largest_activation = float(np.abs(np.maximum(x @ weights[0] + biases[0], 0)).max())
+        # measured: biases at most 0.53, activations of the first hidden layer up to 130 to 470
+        assert max(float(np.abs(b).max()) for b in biases) < 1, seed
+        assert largest_activation > 100, seed
+        fp32, bf16 = _forward_loss("fp32", mlp, params, x, y), _forward_loss("bf16", mlp, params, x, y)
+        fp8 = _forward_loss("fp8_hybrid_delayed", mlp, params, x, y)
+        assert abs(bf16 - fp32) < 0.05, seed  # 8 significant bits keep the differences
+        assert fp8 - fp32 > 0.1, seed  # 4 do not (measured: 0.57 to 0.79 at seeds 0-2, 0.17 at seed 9)

@@ -1,0 +1,29 @@
+"""The JSON that /compare's script (static/js/compare.js) works from: every scalar format's specification
+(codec_specs), every block format's (block_specs) with its element, scale and tensor formats named by id rather
+than repeated, FP32's, and the rows' sentences."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.web.visualise.block_specs import block_specs, float32_spec
+from app.web.visualise.codec_specs import codec_specs, embedded_json
+
+
+def _pack_block(spec: dict[str, Any], by_id: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """A block format's specification with its element and scale formats (those of codec_specs) by id."""
+    refs = {name: spec[name]["id"] for name in ("element", "scale")}
+    assert all(spec[name] == by_id[refs[name]] for name in refs), "block_specs repeats codec_specs' formats"
+    return spec | refs | {"tensor": None if spec["tensor"] is None else "float32"}
+
+
+def compare_data(prefix: str, notes: dict[str, str], fp32_max: str) -> str:
+    """The page's <script type="application/json"> block."""
+    scalar = codec_specs()
+    by_id = {spec["id"]: spec for spec in scalar}
+    return embedded_json({
+        "specs": scalar,
+        "blocks": [_pack_block(spec, by_id) for spec in block_specs()],
+        "float32": float32_spec(),
+        "notes": notes, "fp32_max": fp32_max, "prefix": prefix,
+    })

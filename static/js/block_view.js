@@ -1,0 +1,331 @@
+// The block visualiser in the browser: every keystroke in the values box, every preset and the Quantise button
+// re-quantise the block with blocks.js and redraw the whole block view in the same frame, without a request; the
+// URL follows (history.replaceState as you type, pushState for a preset, so Back returns to the last one). The
+// server's page (visualise_block.html and its _block_*.html parts) stays the first paint and the path without
+// JavaScript: this fills the same markup through its data-* hooks, and tests/browser/test_block_instant.py holds
+// the text of the two together. A page that opened on an error has no block to fill: it keeps htmx's round trip.
+
+import { InputError } from "./codec.js";
+import { blockFormats, blockUrl, explainBlock, quantize, readList, sideBySide } from "./blocks.js";
+
+const data = new WeakMap(); // section -> its parsed JSON block (block_specs.block_page_data)
+
+function dataOf(section) {
+  let known = data.get(section);
+  if (!known) {
+    known = JSON.parse(section.querySelector("script[data-block-data]").textContent);
+    Object.assign(known, blockFormats(known.blocks));
+    known.spec = known.formats.find((spec) => spec.id === known.format);
+    data.set(section, known);
+  }
+  return known;
+}
+
+// -- markup, as templates/_bits.html and the _block_*.html parts write it --------------------------------------
+
+const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+const esc = (text) => String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
+
+function value(v) {
+  if (v === null) return "—";
+  return v.text !== v.full ? `<span class="num" title="${esc(v.full)}">${esc(v.text)}</span>`
+    : `<span class="num">${esc(v.text)}</span>`;
+}
+
+const cells = (groups) => `<div class="bits" aria-hidden="true">${groups.map((g) => `<span class="bit-group" `
+  + `data-role="${g.role}">${Array.from(g.cells, (b) => `<span class="bit" data-value="${b}">${b}</span>`).join("")}`
+  + "</span>").join("")}</div>`;
+
+/** Python's str() of a float, as Jinja writes the chart's numbers: "1.0", not "1". */
+const pyFloat = (x) => (Number.isInteger(x) && Math.abs(x) < 1e16 ? `${x}.0` : `${x}`);
+
+function caption(view) {
+  const [scale, tensor] = view.scales;
+  if (view.nanBlock) {
+    return `This block holds ${view.nonfinite}: its scale is ${esc(scale.value.text)} (${scale.hex}) and every element NaN.`;
+  }
+  const scales = view.choice.tensorScale
+    ? `block scale ${value(scale.short)} (${scale.hex}) × tensor scale ${value(tensor.short)}`
+    : `scale ${value(scale.short)} (${scale.hex})`;
+  const upTo = view.maxErrorExact && view.maxErrorExact.num ? `, up to ${value(view.maxError)}` : "";
+  return `Absmax ${value(view.absmaxShort)} sets the ${scales}: ${view.zeroed} of ${view.nonzero} nonzero values `
+    + `flushed to zero, MSE ${value(view.mse)}. |error| of each element${upTo}:`;
+}
+
+function barsHtml(view, height) {
+  return view.bars.map((bar) => `<rect class="bar" data-fate="${bar.fate}" x="${pyFloat(bar.x)}%" `
+    + `y="${pyFloat(height - bar.height + 4)}" width="${pyFloat(bar.width)}%" height="${pyFloat(bar.height)}">`
+    + `<title>${esc(bar.label)}</title></rect>`).join("");
+}
+
+function nanSentence(view, spec) {
+  if (spec.rule === "mx") {
+    return "OCP MX v1.0's exponent ⌊log<sub>2</sub> absmax⌋ − emax is then not a number, so the shared scale is "
+      + "E8M0's NaN (0xff), and a NaN scale makes every element of the block NaN, whatever its bits (stored here as "
+      + "zeros).";
+  }
+  if (spec.rule === "nvfp4") {
+    return "NVFP4 defines no rule of its own, and E2M1 holds neither NaN nor inf; its arithmetic gives a block scale "
+      + "absmax / 6 / tensor scale that is NaN, stored as E4M3's NaN (0x7f), so every element of the block is NaN. "
+      + "The FP32 tensor scale is taken over the other blocks, which keep their scales.";
+  }
+  const why = view.nonfinite === "NaN" ? " Every value / NaN is NaN, and so is every code's value × NaN"
+    : " Every finite value / inf is 0 and inf / inf is NaN, and 0 × inf is NaN too";
+  return `NF4's scale is the absmax itself in FP32 (${esc(view.scales[0].value.text)}).${why}: every element of the `
+    + "block is NaN (stored as the zero code).";
+}
+
+function choiceHtml(view, spec) {
+  const scale = view.scales[0], c = view.choice, element = spec.element.id, implicit = spec.element_scale_exp;
+  if (view.nanBlock) return `<p>${nanSentence(view, spec)}</p>`;
+  if (c.rule === "mx") {
+    let html = "<p class=\"help\">OCP MX v1.0: the shared exponent is ⌊log<sub>2</sub> absmax⌋ − emax, where emax is "
+      + `the exponent of the element format's largest power of two (${element}`
+      + `${implicit ? `, whose integers are read × 2<sup>${implicit}</sup>` : ""}: emax ${c.elementEmax}), clamped `
+      + "to E8M0's −127 … 127.</p>";
+    if (c.mx) {
+      const m = c.mx;
+      html += `<p class="formula" data-shared-exponent="${m.shared}">⌊log<sub>2</sub> ${value(view.absmaxShort)}⌋ − `
+        + `${m.elementEmax} = ${m.floorLog2} − ${m.elementEmax} = ${m.unclamped}</p>`;
+      if (m.clamped) {
+        html += `<p class="help" data-clamped>${m.unclamped} is beyond E8M0's range, so the exponent is clamped to `
+          + `${m.shared}: the scale cannot go ${m.shared > m.unclamped ? "lower" : "higher"}.</p>`;
+      }
+      html += `<p class="formula">scale = 2<sup>${m.shared}</sup>: E8M0 field ${m.shared} + 127 = ${m.shared + 127} = `
+        + `${scale.hex}</p>`;
+    } else {
+      html += "<p class=\"formula\" data-shared-exponent=\"-127\">absmax 0 has no log<sub>2</sub>: the exponent goes "
+        + `to its floor, −127 (${scale.hex}), and every element is 0.</p>`;
+    }
+    return `${html}<p class="help">Each element is value / 2<sup>${c.mx ? c.mx.shared : -127}</sup>`
+      + `${implicit ? ` / 2<sup>${implicit}</sup>` : ""}, rounded to nearest even in ${element} and clamped to its `
+      + "max.</p>";
+  }
+  if (c.rule === "nvfp4") {
+    if (!c.tensorScale) {
+      return `<p class="formula">absmax 0: the block scale is 0 (${scale.hex}), the tensor scale 1, and every `
+        + "element 0.</p>";
+    }
+    return `<p class="formula">tensor scale = FP32(absmax / (6 × 448)) = FP32(${value(c.tensorQuotient)}) = `
+      + `${value(c.tensorScale)}</p><p class="formula">block scale = E4M3(absmax / 6 / tensor scale) = `
+      + `E4M3(${value(c.blockQuotient)}) = ${value(c.blockScale)}${c.saturated ? " (saturated at 448)" : ""}</p>`
+      + "<p class=\"help\">Two levels: an FP32 scale for the whole tensor, so that its largest block's scale lands at "
+      + "E4M3's top (448), and an E4M3 scale per block of 16. Here the tensor is this one block, so its scale sits "
+      + "near 448; each element is value / (block scale × tensor scale) = value / "
+      + `${value(c.step)}, rounded to nearest even in E2M1 and clamped to ±6.</p>`;
+  }
+  return `<p class="formula">scale = FP32(absmax) = ${value(scale.value)}</p><p class="help">QLoRA's NF4: each element `
+    + "is the code of the NF4 value nearest value / absmax; the stored value is that code's value × absmax, so the "
+    + "absmax itself is stored as code 15 (1.0) exactly.</p>";
+}
+
+function notesHtml(read, size) {
+  const { changed } = read, count = read.values.length, padding = size - count;
+  let html = "";
+  if (changed) {
+    html += `<p data-note="fp32">${changed} of the values ${changed === 1 ? "is" : "are"} not FP32 `
+      + `number${changed === 1 ? "" : "s"}; each was rounded to the nearest FP32 value first, and the errors below `
+      + "are against that.</p>";
+  }
+  if (padding) {
+    html += `<p data-note="padding">${count} values given; the other ${padding} of the block are zeros (they change `
+      + "neither absmax nor scale, and are left out of MSE and max error).</p>";
+  }
+  return html;
+}
+
+function rowHtml(row, spec, words) {
+  return `<th scope="row">${row.index}</th><td class="num-cell" data-input>${value(row.input)}</td>`
+    + `<td><a class="element-link" href="${esc(row.href)}" data-element-link>${cells(row.groups)}<code>${row.hex}</code><span `
+    + `class="visually-hidden"> in the ${esc(spec.element.name)} visualiser</span></a></td><td class="num-cell" `
+    + `data-stored>${value(row.stored)}</td><td class="num-cell" data-error-value>${value(row.error)}</td>`
+    + `<td class="fate" data-fate-word>${row.fate === "kept" ? "" : esc(words.short[row.fate])}</td>`;
+}
+
+function lessonHtml(view, spec) {
+  const where = spec.rule === "absmax"
+    ? `below about ${value(view.threshold)} (half NF4's smallest positive code, about 0.08, times the absmax; a `
+      + "little more on the negative side)"
+    : `at most ${value(view.threshold)}, half the element's smallest positive value times the scale`;
+  return `Here the absmax is ${value(view.absmaxShort)}, so a value is flushed to zero when |value| is ${where}: `
+    + `${view.zeroed} of this block's ${view.nonzero} nonzero values were.`;
+}
+
+// -- filling the page ------------------------------------------------------------------------------------------
+
+const drawn = new WeakMap(); // element -> the markup last put in it: reading innerHTML back would serialise it
+
+const set = (element, html) => {
+  if (element && drawn.get(element) !== html) {
+    element.innerHTML = html;
+    drawn.set(element, html);
+  }
+};
+const setText = (element, text) => {
+  if (element && element.textContent !== String(text)) element.textContent = text;
+};
+
+/** The element table's rows, each redrawn only where it changed: an edit of one value mostly changes one row. */
+function fillRows(body, view, spec, words) {
+  while (body.rows.length > view.rows.length) body.rows[body.rows.length - 1].remove();
+  view.rows.forEach((row, i) => {
+    const tr = body.rows[i] ?? body.appendChild(document.createElement("tr"));
+    tr.setAttribute("data-element", row.index);
+    tr.setAttribute("data-fate", row.fate);
+    set(tr, rowHtml(row, spec, words));
+  });
+}
+
+function showError(section, message) {
+  let error = section.querySelector("[data-error]");
+  if (!error) {
+    error = document.createElement("p");
+    error.className = "error";
+    error.setAttribute("role", "alert");
+    error.setAttribute("data-error", "");
+    section.querySelector(".block-form").after(error);
+  }
+  setText(error, message);
+  section.querySelector("[data-block-chart]").setAttribute("data-stale", "");
+  section.querySelector("[data-block-result]").hidden = true;
+}
+
+function fill(section, d, read, view, others) {
+  const spec = d.spec, height = d.limits.chart_height;
+  section.querySelector("[data-error]")?.remove();
+  const chart = section.querySelector("[data-block-chart]");
+  chart.removeAttribute("data-stale");
+  set(chart.querySelector("[data-caption]"), caption(view));
+  chart.querySelector("[data-bars]").setAttribute("aria-label", `Bars of each element's absolute error; the tallest `
+    + `is ${view.maxError.text}${view.zeroed ? `; ${view.zeroed} flushed to zero` : ""}.`);
+  set(chart.querySelector("[data-bar-list]"), barsHtml(view, height));
+  for (const name of ["zeroed", "nonzero", "saturated"]) setText(chart.querySelector(`[data-count="${name}"]`), view[name]);
+  chart.querySelector('.fate-legend [data-fate="nan"]').hidden = !view.nanBlock;
+
+  const result = section.querySelector("[data-block-result]");
+  result.hidden = false;
+  set(result.querySelector("[data-notes]"), notesHtml(read, spec.block_size));
+  setText(result.querySelector("[data-absmax]"), view.absmax.text);
+  result.querySelectorAll("[data-scale-view]").forEach((box, i) => {
+    const s = view.scales[i], link = box.querySelector("[data-scale-link]");
+    link.href = s.href;
+    link.setAttribute("aria-label", `${box.querySelector("dt").textContent} ${s.hex} in the ${s.name} visualiser`);
+    set(link, cells(s.groups));
+    setText(box.querySelector("[data-scale-bits]"), s.hex);
+    set(box.querySelector("[data-scale]"), value(s.value));
+  });
+  set(result.querySelector("[data-choice]"), choiceHtml(view, spec));
+  set(result.querySelector("[data-mse]"), value(view.mse));
+  set(result.querySelector("[data-max-error]"), value(view.maxError));
+  setText(result.querySelector('[data-count="rows"]'), view.rows.length);
+  fillRows(result.querySelector("[data-element-rows]"), view, spec, d.words);
+  setText(result.querySelector('[data-count="values"]'), read.values.length);
+  for (const other of others) {
+    const row = result.querySelector(`tr[data-other="${other.id}"]`), name = row.querySelector("[data-other-name]");
+    const otherSpec = d.formats.find((f) => f.id === other.id);
+    const head = other.href && !other.current ? `<a href="${esc(other.href)}" data-hx-get="${esc(other.href)}">`
+      + `${other.id}</a>` : `<span${other.current ? ' aria-current="page"' : ""}>${other.id}</span>`;
+    const html = `${head}<small>${esc(otherSpec.name)}</small>`;
+    if (drawn.get(name) !== html) {
+      set(name, html);
+      window.htmx?.process(name); // its link opens the same block in that format through htmx, as the server's
+    }
+    set(row.querySelector("[data-other-scale]"), other.scales.map(value).join(", ")
+      + (other.tensorScale ? `<small>× tensor ${value(other.tensorScale)}</small>` : ""));
+    set(row.querySelector("[data-other-mse]"), value(other.mse));
+    set(row.querySelector("[data-other-max-error]"), value(other.maxError));
+    setText(row.querySelector("[data-other-zeroed]"), other.zeroed);
+    set(row.querySelector("[data-other-largest]"), other.largest
+      ? `${value(other.largest[0])} → ${value(other.largest[1])}<small>${esc(other.largest[2])}</small>` : "—");
+  }
+  const lesson = result.querySelector("[data-lesson-numbers]");
+  lesson.hidden = view.threshold === null || view.nanBlock;
+  if (!lesson.hidden) set(lesson, lessonHtml(view, spec));
+}
+
+/** Re-quantise the section's block from the values box (and `preset`, the preset it holds, or null when typed),
+ * and redraw it; answers the URL the view now has. */
+export function update(section, preset = null) {
+  const d = dataOf(section), spec = d.spec, box = section.querySelector("#values"), text = box.value;
+  box.defaultValue = text; // so that a snapshot of the page (htmx's history) keeps it
+  section.querySelectorAll(".presets [data-preset]").forEach((link) => {
+    if (link.dataset.preset === preset) link.setAttribute("aria-current", "true");
+    else link.removeAttribute("aria-current");
+  });
+  const url = preset === null ? blockUrl(spec, { values: text, prefix: d.prefix })
+    : blockUrl(spec, { preset, prefix: d.prefix });
+  let read;
+  try {
+    read = readList(text, spec.block_size, d.float32, d.limits.max_text);
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    showError(section, error.message);
+    return url;
+  }
+  const result = quantize(read.values, spec);
+  const view = explainBlock(result, spec, d);
+  const links = (other) => (preset !== null ? blockUrl(other, { preset, prefix: d.prefix })
+    : read.values.length <= other.block_size ? blockUrl(other, { values: text, prefix: d.prefix }) : null);
+  const others = sideBySide(read.values, d.formats, spec.id, { ...d, links });
+  fill(section, d, read, view, others);
+  return url;
+}
+
+// -- events ------------------------------------------------------------------------------------------------------
+
+/** The block section an event happened in, where this script can redraw it (not a page that opened on an error). */
+function liveSection(target) {
+  const section = target instanceof Element ? target.closest("section.block-visualiser") : null;
+  return section && section.querySelector("[data-block-result]") && section.querySelector("script[data-block-data]")
+    ? section : null;
+}
+
+const stateOf = (section, preset) => ({ blockView: true, format: section.dataset.format, preset,
+  text: section.querySelector("#values").value });
+
+function currentPreset(section) {
+  return section.querySelector(".presets [aria-current]")?.dataset.preset ?? null;
+}
+
+document.addEventListener("input", (event) => {
+  const section = event.target.id === "values" ? liveSection(event.target) : null;
+  if (!section) return;
+  const url = update(section, null);
+  history.replaceState(stateOf(section, null), "", url);
+});
+
+document.addEventListener("submit", (event) => {
+  const section = liveSection(event.target);
+  if (!section) return;
+  event.preventDefault();
+  event.stopPropagation(); // in the capture phase: htmx's own listener never sees it
+  const url = update(section, null);
+  history.replaceState(stateOf(section, null), "", url);
+}, true);
+
+document.addEventListener("click", (event) => {
+  const link = event.target instanceof Element ? event.target.closest("[data-preset], [data-preset-link]") : null;
+  const section = link && liveSection(link);
+  if (!section || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
+  event.preventDefault();
+  event.stopPropagation();
+  const preset = link.dataset.preset ?? link.dataset.presetLink, d = dataOf(section);
+  if (!history.state?.blockView && !history.state?.htmx) {
+    history.replaceState(stateOf(section, currentPreset(section)), "");
+  }
+  section.querySelector("#values").value = d.presets[preset];
+  const url = update(section, preset);
+  history.pushState(stateOf(section, preset), "", url);
+}, true);
+
+window.addEventListener("popstate", (event) => {
+  const state = event.state;
+  if (!state?.blockView) return; // htmx restores its own entries
+  const section = document.querySelector("section.block-visualiser");
+  if (!section || section.dataset.format !== state.format || !liveSection(section)) {
+    window.location.reload(); // another format's page: the server draws it
+    return;
+  }
+  section.querySelector("#values").value = state.text;
+  update(section, state.preset);
+});

@@ -1,0 +1,198 @@
+"""The block visualiser updates in the browser: typing in the values box (each keystroke), a preset and the Quantise
+button redraw the whole block without one request to the server, the URL follows, and what the script draws is
+what the server draws for that URL (the text of the block, its links, titles and labels, and the chart's bars),
+so a shared link restores the view; JavaScript off still works; no console error, axe, 375 px."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from app.formats import BLOCK_FORMAT_IDS
+from app.web.visualise.block_page import PRESETS
+
+# What a reader gets from a block section: its text as the browser lays it out (innerText: what is hidden, the JSON
+# block and a chart kept only for its place while the box holds an error are left out; the values box is compared
+# by value), and the attributes that carry meaning (links, titles, labels, states, the bars' geometry as numbers and
+# their tooltips). The section is copied into a box off screen as wide as the page's, so that both copies, the one
+# the script drew and the server's, are laid out alike.
+SIGNATURE = """(section) => {
+  const box = document.createElement("div");
+  const width = `${document.querySelector("#block").offsetWidth}px`;
+  Object.assign(box.style, { position: "absolute", left: "-20000px", top: "0", width });
+  const copy = document.importNode(section, true);
+  copy.removeAttribute("id");
+  copy.querySelectorAll("[hidden], [data-stale], textarea").forEach((e) => e.remove());
+  box.append(copy);
+  document.body.append(box);
+  const attributes = ["href", "title", "aria-label", "aria-current", "data-fate", "data-value", "data-role",
+    "data-shared-exponent"];
+  const marks = [];
+  copy.querySelectorAll("*").forEach((e) => {
+    const found = attributes.filter((a) => e.hasAttribute(a)).map((a) => `${a}=${e.getAttribute(a)}`);
+    const tag = e.tagName.toLowerCase();
+    const numbers = tag === "rect" ? ["x", "y", "width", "height"] : [];
+    found.push(...numbers.map((a) => `${a}=${parseFloat(e.getAttribute(a))}`));
+    if (tag === "title") found.push(`text=${e.textContent}`);
+    if (found.length) marks.push(`${tag}[${found.join(" ")}]`);
+  });
+  const text = copy.innerText.replace(/\\s+/g, " ").trim();
+  box.remove();
+  return { text, marks };
+}"""
+
+SERVER_SIGNATURE = f"""async (url) => {{
+  const html = await (await fetch(url)).text();
+  const doc = new DOMParser().parseFromString(html, "text/html");
+  return {{ signature: ({SIGNATURE})(doc.querySelector("#block")), typed: doc.querySelector("#values").value }};
+}}"""
+
+
+def watch_requests(page: Page) -> list[str]:
+    """Every request the page makes from now on, but the fetch() by which this test reads the server's page (the
+    page's own scripts make none; htmx's requests are XMLHttpRequests)."""
+    requests: list[str] = []
+    page.on("request", lambda request: None if request.resource_type == "fetch" else requests.append(request.url))
+    return requests
+
+
+def same_as_the_server(page: Page) -> None:
+    """The block as the script drew it equals the server's page for the URL the script put in the address bar."""
+    ours = page.evaluate(SIGNATURE, page.locator("#block").element_handle())
+    path = urlsplit(page.url)
+    theirs = page.evaluate(SERVER_SIGNATURE, path.path + (f"?{path.query}" if path.query else ""))
+    assert theirs["typed"] == page.locator("#values").input_value()
+    assert ours["text"] == theirs["signature"]["text"], first_difference(ours["text"], theirs["signature"]["text"])
+    assert ours["marks"] == theirs["signature"]["marks"], first_difference(ours["marks"], theirs["signature"]["marks"])
+
+
+def first_difference(ours: str | list[str], theirs: str | list[str]) -> str:
+    at = next((i for i, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b), min(len(ours), len(theirs)))
+    if isinstance(ours, str):
+        return f"at {at}:\n  drawn  {ours[max(at - 80, 0):at + 160]!r}\n  server {theirs[max(at - 80, 0):at + 160]!r}"
+    return f"mark {at}:\n  drawn  {ours[at:at + 3]}\n  server {theirs[at:at + 3]}"
+
+
+# Every preset in a format of each rule (MX, MX with an integer element, NVFP4, NF4); two in the other MX formats,
+# whose page differs only in the element format (test_js_blocks.py holds every format's numbers to Python's).
+EVERY_PRESET = ["mxfp4", "mxint8", "nvfp4", "nf4"]
+CASES = [(f, [p.id for p in PRESETS][::-1] if f in EVERY_PRESET else ["floor", "outlier"]) for f in BLOCK_FORMAT_IDS]
+
+
+@pytest.mark.parametrize(("format_id", "presets"), CASES, ids=[f for f, _ in CASES])
+def test_presets_are_drawn_without_a_request_as_the_server_draws_them(page: Page, format_id: str,
+                                                                     presets: list[str]):
+    page.goto(f"/visualise/{format_id}" + ("?preset=normal" if format_id == "nf4" else ""))
+    requests = watch_requests(page)
+    for preset in presets:  # "normal", the first paint's, comes last
+        page.locator(f'[data-preset="{preset}"]').click()
+        expect(page).to_have_url(re.compile(rf"/visualise/{format_id}\?preset={preset}$"))
+        expect(page.locator(f'[data-preset="{preset}"]')).to_have_attribute("aria-current", "true")
+        assert requests == [], f"{preset} asked the server for {requests}"
+        same_as_the_server(page)
+
+
+TYPED = [
+    "6, -3, 1.5, 0.1",  # a short block: padding
+    "1/3; 0x1.8p-3\n-0 1e-40, 3.4028235e38",  # FP32 rounding, a subnormal, FP32's max
+    "0.5, nan, 2",
+    "-inf 1 2 3",
+    "1e-39 2e-39 -3e-39",  # near the scale's floor
+    "0, 0, -0",
+    "1, 2, zebra",  # a refusal: the block gives way to the sentence
+]
+
+
+@pytest.mark.allowed_console_errors(r"422")  # the server's page for the refused list, which this test reads
+@pytest.mark.parametrize("format_id", ["mxfp4", "nvfp4", "nf4"])
+def test_typing_redraws_at_each_keystroke_without_a_request(page: Page, format_id: str):
+    page.goto(f"/visualise/{format_id}?preset=outlier")
+    requests = watch_requests(page)
+    box = page.locator("#values")
+    for text in TYPED:
+        box.fill(text[:-1])
+        box.press_sequentially(text[-1])  # the last character as a keystroke: input events alone redraw
+        assert requests == []
+        same_as_the_server(page)
+    # and back from the refusal to a block
+    box.fill("1, 2, 3")
+    expect(page.locator("[data-error]")).to_have_count(0)
+    expect(page.locator("tr[data-element]")).to_have_count(3)
+    page.locator("#block button[type=submit]").click()
+    assert requests == []
+    same_as_the_server(page)
+
+
+def test_each_keystroke_changes_the_view(page: Page):
+    page.goto("/visualise/mxfp4?values=1")
+    requests = watch_requests(page)
+    box = page.locator("#values")
+    box.click()
+    box.press("End")
+    scales = []
+    for key in "0000":  # 10, 100, 1000, 10000: the shared scale climbs with each
+        box.press(key)
+        scales.append(page.locator("[data-scale-bits]").first.text_content())
+    assert len(set(scales)) == 4 and requests == []
+    assert page.url.endswith("?values=10000")
+
+
+def test_a_shared_link_restores_the_typed_view(page: Page, browser: Browser, server_url: str):
+    page.goto("/visualise/nvfp4")
+    page.locator("#values").fill("100, 0.01, -7, 1/3")
+    url = page.url
+    assert "values=100%2C%200.01%2C%20-7%2C%201%2F3" in url
+    drawn = page.evaluate(SIGNATURE, page.locator("#block").element_handle())
+    other = browser.new_context(base_url=server_url).new_page()
+    other.goto(url)
+    assert other.locator("#values").input_value() == "100, 0.01, -7, 1/3"
+    assert other.evaluate(SIGNATURE, other.locator("#block").element_handle()) == drawn
+    other.context.close()
+
+
+def test_back_returns_to_the_last_preset_and_the_typed_values(page: Page):
+    page.goto("/visualise/mxfp4")
+    page.locator("#values").fill("1, 2, 3")
+    page.locator('[data-preset="outlier"]').click()
+    expect(page.locator("[data-scale-bits]").first).to_have_text("0x82")
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"\?values=1%2C%202%2C%203$"))
+    expect(page.locator("tr[data-element]")).to_have_count(3)
+    expect(page.locator("#values")).to_have_value("1, 2, 3")
+    same_as_the_server(page)
+
+
+def test_another_format_after_typing_opens_the_same_values(page: Page):
+    page.goto("/visualise/mxfp4")
+    page.locator("#values").fill("0.25, -8, 3")
+    page.locator('tr[data-other="nvfp4"] th a').click()
+    expect(page.locator("#block")).to_have_attribute("data-format", "nvfp4")
+    expect(page.locator("#values")).to_have_value("0.25, -8, 3")
+    page.locator("#values").fill("0.25, -8, 3, 5")  # the swapped-in block is live too
+    expect(page.locator("tr[data-element]")).to_have_count(4)
+    same_as_the_server(page)
+
+
+def test_the_typed_view_works_with_javascript_off(browser: Browser, server_url: str):
+    context = browser.new_context(base_url=server_url, java_script_enabled=False)
+    page = context.new_page()
+    page.goto("/visualise/nf4?values=1%2C%20-0.5%2C%20nan")
+    expect(page.locator("tr[data-element]")).to_have_count(3)
+    expect(page.locator('.fate-legend [data-fate="nan"]')).to_be_visible()
+    expect(page.locator("[data-lesson-numbers]")).to_be_hidden()
+    context.close()
+
+
+def test_edited_views_pass_axe_and_fit_a_phone(page: Page, axe_check: Callable[[Page], None]):
+    page.set_viewport_size({"width": 375, "height": 812})
+    page.goto("/visualise/nvfp4")
+    page.locator("#values").fill("1e-40, -3.4e38, 1/3, 0x1.fffffep-127, 7")  # long exact decimals
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    axe_check(page)
+    page.locator('[data-preset="nan"]').click()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    axe_check(page)
