@@ -1,9 +1,11 @@
 """The instant views in headless Chromium: a bit click to the updated visualiser (float16, float32, float64 and
 an MXFP4 block element's edit), a keystroke to the updated /compare, with the requests each sent to the server.
 
-Each time is performance.now() from the event's dispatch to the end of the next animation frame after the view
-changed: what the student waits for. The same view through the server (the round trip the page made before it
-updated in the browser: a fetch of the URL the JS moved to) is timed beside it for the ratio.
+Two times per event, by performance.now(): from its dispatch to the view changed in the DOM (the script's work:
+the pages update synchronously, inside the event), and to the next animation frame after that (what the student
+waits for, frame alignment included; headless Chromium draws at 60 Hz). The same view through the server (what
+the page waited for before it updated in the browser: a fetch of the URL the script moved to) is timed beside
+it for the ratio.
 """
 
 from __future__ import annotations
@@ -23,11 +25,11 @@ CASES = (
     ("bit click float64", "/visualise/float64?value=0.1", "bit", "[data-stored]"),
     ("keystroke visualiser float64", "/visualise/float64?value=0.1", "key", "[data-stored]"),
     ("keystroke /compare", "/compare?value=0.1", "key", "#compare-table"),
-    ("keystroke mxfp4 block", "/visualise/mxfp4?preset=outlier", "block", "[data-block-view], main"),
+    ("keystroke mxfp4 block", "/visualise/mxfp4?preset=outlier", "block", "[data-block-result]"),
 )
 
 TIMER = """async ([kind, watched, i]) => {
-  const target = document.querySelector(watched.split(", ")[0]) || document.querySelector(watched.split(", ")[1]);
+  const target = document.querySelector(watched);
   const before = target.textContent;
   const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
   const start = performance.now();
@@ -35,14 +37,19 @@ TIMER = """async ([kind, watched, i]) => {
     const bits = document.querySelectorAll("[data-bit-grid] [data-bit]");
     bits[1 + (i % (bits.length - 1))].click();
   } else {
-    const box = kind === "block" ? document.querySelector("textarea, #values") : document.querySelector("#value");
-    box.value = kind === "block" ? box.value.replace(/^\\S+/, String(0.5 + i / 64)) : String(0.1 + i / 1000);
+    const box = document.querySelector(kind === "block" ? "#values" : "#value");
+    box.value = kind === "block" ? box.value.replace(/^[^,\\s]+/, String(0.5 + (i + 1) / 64))
+      : String(0.1 + (i + 1) / 1000);
     box.dispatchEvent(new Event("input", { bubbles: true }));
   }
-  while (target.isConnected && target.textContent === before && performance.now() - start < 2000) await frame();
+  const current = () => document.querySelector(watched);
+  let updated = current() && current().textContent !== before ? performance.now() - start : null;
+  while (updated === null && performance.now() - start < 2000) {
+    await frame();
+    if (current() && current().textContent !== before) updated = performance.now() - start;
+  }
   await frame();
-  const changed = !target.isConnected || target.textContent !== before;
-  return [performance.now() - start, changed];
+  return [updated, performance.now() - start];
 }"""
 
 
@@ -70,26 +77,27 @@ def main() -> None:
                 requests.append(str(getattr(request, "url", "")))
 
             page.on("request", seen)
-            times, unchanged = [], 0
+            updates, frames, unchanged = [], [], 0
             for i in range(REPEATS):
-                took, changed = page.evaluate(TIMER, [kind, watched, i])
-                times.append(took)
-                unchanged += not changed
+                updated, framed = page.evaluate(TIMER, [kind, watched, i])
+                unchanged += updated is None
+                if updated is not None:
+                    updates.append(updated)
+                    frames.append(framed)
             page.remove_listener("request", seen)
             trips = []
             for _ in range(REPEATS // 4):
                 trips.append(page.evaluate("""async () => { const start = performance.now();
                   await (await fetch(location.href, {headers: {"HX-Request": "true"}})).text();
                   return performance.now() - start; }"""))
-            rows.append((label, _median(times), max(times), len(requests), unchanged, _median(trips)))
+            rows.append((label, _median(updates), _median(frames), len(requests), unchanged, _median(trips)))
         browser.close()
-    print(f"event to updated view, median of {REPEATS} (ms), in headless Chromium; requests sent meanwhile; "
-          "the same view fetched from the server (loopback) beside it")
-    print(f"{'case':30} {'median ms':>10} {'max ms':>8} {'requests':>9} {'no change':>10} "
-          f"{'server ms':>10} {'server / JS':>12}")
-    for label, median, worst, sent, unchanged, trip in rows:
-        print(f"{label:30} {median:10.2f} {worst:8.2f} {sent:9d} {unchanged:10d} {trip:10.2f} "
-              f"{trip / median:12.1f}")
+    print(f"event to updated view in headless Chromium, medians of {REPEATS} (ms): to the DOM updated, and to the "
+          "next frame; requests sent meanwhile; the same view fetched from the server (loopback) beside it")
+    print(f"{'case':30} {'to DOM':>8} {'to frame':>9} {'requests':>9} {'no change':>10} "
+          f"{'server ms':>10} {'server / DOM':>13}")
+    for label, update, frame, sent, unchanged, trip in rows:
+        print(f"{label:30} {update:8.2f} {frame:9.2f} {sent:9d} {unchanged:10d} {trip:10.2f} {trip / update:13.1f}")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,15 @@ class Real:
         return cls(value < 0, abs(value))
 
     @classmethod
+    def of_float(cls, x: float) -> Real:
+        """A float as an exact Real, its sign of zero kept."""
+        if math.isnan(x):
+            return cls.nan()
+        if math.isinf(x):
+            return cls.inf(x < 0)
+        return cls(math.copysign(1.0, x) < 0, abs(Fraction(x)))
+
+    @classmethod
     def inf(cls, negative: bool = False) -> Real:
         return cls(negative, Fraction(0), "inf")
 

@@ -139,16 +139,8 @@ class Accumulation:
     results: tuple[MethodResult, ...]
 
 
-def _real(x: float) -> Real:
-    if math.isnan(x):
-        return Real.nan()
-    if math.isinf(x):
-        return Real.inf(x < 0)
-    return Real(math.copysign(1.0, x) < 0, abs(Fraction(x)))
-
-
 def _method_result(summed: Summed, exact: Fraction, counts: np.ndarray) -> MethodResult:
-    result = _real(summed.result)
+    result = Real.of_float(summed.result)
     if result.is_finite:
         error = Real.of(result.fraction - exact)
         rel = float(abs(error.fraction) / abs(exact)) if exact else None
@@ -158,7 +150,7 @@ def _method_result(summed: Summed, exact: Fraction, counts: np.ndarray) -> Metho
     if overflow is None and not np.isfinite(summed.at_counts).all():  # known at the chart's steps only
         overflow = int(counts[np.flatnonzero(~np.isfinite(summed.at_counts))[0]])
     # a stalled sum keeps its value to the last step (for FP32 accumulation, the accumulator's, before rounding)
-    stall_value = _real(float(summed.at_counts[-1])) if summed.stall else None
+    stall_value = Real.of_float(float(summed.at_counts[-1])) if summed.stall else None
     return MethodResult(summed.method, SUMMATION_METHODS[summed.method], tuple(summed.at_counts.tolist()), result,
                         error, rel, summed.stall, stall_value, overflow)
 

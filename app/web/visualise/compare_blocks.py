@@ -9,9 +9,7 @@ overflow, so the page's rounding and overflow choices do not apply to these rows
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from fractions import Fraction
 
 from app.formats import (
     BLOCK_FORMAT_IDS,
@@ -72,15 +70,6 @@ class BlockRow:
         return NOTES.get(self.fate or "")
 
 
-def _real(x: float) -> Real:
-    """A float64 as an exact Real, its sign of zero kept."""
-    if math.isnan(x):
-        return Real.nan()
-    if math.isinf(x):
-        return Real.inf(x < 0)
-    return Real(math.copysign(1.0, x) < 0, abs(Fraction(x)))
-
-
 def block_rows(x: Real, typed: str, prefix: str) -> list[BlockRow]:
     """The value x (typed as `typed`) alone in a block of every block format, in the registry's order."""
     fp32 = encode(_FLOAT32, x)
@@ -104,7 +93,7 @@ def _row(spec: FormatSpec, x: Real, value: float, typed: str, prefix: str, refus
     stored = float(result.dequantized[0])
     element = decode(element_spec, block.codes[0])
     scale_hex = f"0x{block.scale_bits:0{(scale_spec.bits + 3) // 4}x}"
-    held = _real(stored)
+    held = Real.of_float(stored)
     cls: ValueClass = "zero" if held.is_zero else "normal" if held.kind == "finite" else held.kind
     rounded = Rounded(Encoding(spec, block.codes[0], held, cls), x, overflowed=False, underflowed=False)
     return BlockRow(spec, href, bit_groups(element), element.hex, scale_hex, scale_name, rounded, fates(result)[0],

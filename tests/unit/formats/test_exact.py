@@ -149,3 +149,15 @@ def test_real_to_float() -> None:
     assert Real.of(-Fraction(10**400)).to_float() == -math.inf
     assert math.copysign(1.0, Real(True, Fraction(0)).to_float()) == -1.0
     assert math.isnan(Real.nan().to_float())
+
+
+@pytest.mark.parametrize("x", [0.1, -2.5, 0.0, -0.0, 5e-324, -1.7976931348623157e308, math.inf, -math.inf, math.nan])
+def test_a_float_is_read_exactly_with_its_sign(x: float) -> None:
+    real = Real.of_float(x)
+    assert real.negative == (math.copysign(1.0, x) < 0) or math.isnan(x)
+    if math.isnan(x):
+        assert real.kind == "nan"
+    elif math.isinf(x):
+        assert real.kind == "inf"
+    else:
+        assert real.kind == "finite" and real.magnitude == abs(Fraction(x))
