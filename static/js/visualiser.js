@@ -76,7 +76,7 @@ function fixed(spec) {
   known = {
     marks,
     roles,
-    legend: `<ul class="legend" aria-label="Legend of the bit colours">${spec.fields.map(([role, count]) =>
+    legend: `<ul class="legend" lang="en" aria-label="Legend of the bit colours">${spec.fields.map(([role, count]) =>
       `<li data-role="${role}"><span class="swatch" aria-hidden="true"></span>${role}${count
         ? ` (${count} bit${count !== 1 ? "s" : ""})` : ""}</li>`).join("")}</ul>`,
     ticks: marks.map((m) => `<line class="nl-tick" x1="${m.x}%" x2="${m.x}%" y1="29" y2="43"></line><text `

@@ -144,7 +144,9 @@ def _float_or_none(x: float) -> float | None:
             summary="Sum N seeded values in a format four ways",
             response_model=AccumulationFigure,
             responses={422: refused("A format that is not summed here, an unknown distribution or method, n outside "
-                                    "1 to 1,000,000, or a seed outside 0 to 2^32 - 1; the detail says which")})
+                                    "1 to 1,000,000, or a seed outside 0 to 2^32 - 1; the detail says which"),
+                       429: refused("Too many sums asked for from this address; retry after the Retry-After "
+                                    "seconds")})
 def accumulation_api(
     format_id: Annotated[str, Query(alias="format", min_length=1,
                                     description=f"the format: {', '.join(SUMMABLE_FORMATS)}")] = DEFAULTS["format"],
