@@ -131,8 +131,8 @@ def test_a_page_that_must_not_be_stored_gets_no_etag(client):
 STANDARD_ATTRIBUTES = {
     "action", "alt", "autocapitalize", "autocomplete", "autofocus", "charset", "checked", "class", "colspan",
     "content", "cx", "cy", "d", "datetime", "defer", "dir", "disabled", "dominant-baseline", "download", "fill",
-    "for", "form", "height", "hidden", "href", "hreflang", "id", "inputmode", "lang", "max", "maxlength", "method", "min",
-    "minlength", "name", "open", "pattern", "placeholder", "points", "r", "readonly", "rel", "required", "role",
+    "for", "form", "height", "hidden", "href", "hreflang", "id", "inputmode", "lang", "max", "maxlength", "method",
+    "min", "minlength", "name", "open", "pattern", "placeholder", "points", "r", "readonly", "rel", "required", "role",
     "rows", "rowspan", "scope", "selected", "size", "spellcheck", "src", "step", "stroke", "style", "tabindex",
     "target", "text-anchor", "title", "type", "value", "viewbox", "width", "x", "x1", "x2", "xmlns", "y", "y1",
     "y2",
