@@ -32,6 +32,7 @@ let run = null;
 const finished = new Map(); // finished runs by key, the most recent last
 let drawing = false;
 let memoryTimer = 0;
+let memoryFetch = null; // the memory table's request in flight, called off by a newer one
 
 const announce = (text) => {
   $("[data-announce]").textContent = text;
@@ -298,8 +299,17 @@ function applyScenario(option) {
 
 function refreshMemory() {
   clearTimeout(memoryTimer);
-  memoryTimer = setTimeout(() => {
-    window.htmx.ajax("GET", `${page}?${query()}`, { target: "#train-memory", select: "#train-memory", swap: "outerHTML" });
+  memoryTimer = setTimeout(async () => { // the server's page for these settings, its memory table put in place
+    memoryFetch?.abort();
+    memoryFetch = new AbortController();
+    try {
+      const response = await fetch(`${page}?${query()}`, { signal: memoryFetch.signal });
+      if (!response.ok && response.status !== 422) return; // as htmx's responseHandling (base.html): no swap
+      const fresh = new DOMParser().parseFromString(await response.text(), "text/html").querySelector("#train-memory");
+      if (fresh) document.querySelector("#train-memory")?.replaceWith(document.adoptNode(fresh));
+    } catch (error) {
+      if (error.name !== "AbortError") throw error;
+    }
   }, MEMORY_DELAY_MS);
 }
 

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 GUIDES = ["/learn/number-formats", "/learn/mixed-precision-training", "/learn/quantisation"]
 
@@ -36,9 +36,23 @@ def first_paragraph(page: Page) -> str:
     return " ".join(text.split())
 
 
-def test_the_inline_visualiser_loads_and_a_bit_flips_inside_the_guide(page: Page):
-    page.goto("/learn/number-formats")
+def reach_the_figure(page: Page) -> Locator:
+    """Scroll to the guide's inline visualiser, which (with its script) loads only when it comes into view."""
     figure = page.locator("[data-figure='visualiser']")
+    figure.scroll_into_view_if_needed()
+    expect(figure.locator("[data-stored]")).to_be_visible()
+    return figure
+
+
+def test_the_inline_visualiser_loads_only_when_reached_and_a_bit_flips_inside_the_guide(page: Page):
+    scripts: list[str] = []
+    page.on("request", lambda request: scripts.append(request.url) if request.resource_type == "script" else None)
+    page.goto("/learn/number-formats")
+    page.wait_for_load_state("networkidle")
+    assert not any("visualiser.js" in url for url in scripts)  # the figure is below the first screen
+    expect(page.locator("[data-figure='visualiser'] [data-stored]")).to_have_count(0)
+    figure = reach_the_figure(page)
+    assert any("visualiser.js" in url for url in scripts)
     expect(figure.locator("[data-stored]")).to_have_text("0.10009765625")
     figure.locator('[data-bit-grid] [data-bit="15"]').click()
     expect(figure.locator("[data-stored]")).to_have_text("-0.10009765625")
@@ -109,7 +123,7 @@ def test_listen_uses_the_real_speech_engine_and_stops_it(page: Page):
 def test_listen_stays_hidden_without_the_speech_api(page: Page):
     page.add_init_script("delete window.speechSynthesis; delete Window.prototype.speechSynthesis;")
     page.goto("/learn/number-formats")
-    expect(page.locator("[data-figure='visualiser'] [data-stored]")).to_be_visible()
+    reach_the_figure(page)
     expect(page.locator("[data-listen]")).to_be_hidden()
 
 
@@ -147,6 +161,9 @@ def test_pages_pass_axe_and_fit_375_px(page: Page, axe_check: Callable[[Page], N
     page.set_viewport_size({"width": 375, "height": 800})
     page.goto(url)
     page.wait_for_load_state("networkidle")
+    for figure in page.locator("[data-figure-module]").all():  # every inline figure, loaded as a reader reaches it
+        figure.scroll_into_view_if_needed()
+        expect(figure.locator("[data-stored]")).to_be_visible()
     if url == "/learn/number-formats":
         page.get_by_role("link", name="Show 70000 in every format").click()
         expect(page.locator("#compare-figure table.compare-table").first).to_be_visible()

@@ -380,6 +380,7 @@ def test_a_shared_url_restores_the_view_and_back_walks_the_flips(page: Page, bro
 def test_the_guide_figure_is_instant_and_leaves_the_guides_url_alone(page: Page, server_url: str):
     page.goto("/learn/number-formats")
     figure = page.locator("[data-figure='visualiser']")
+    figure.scroll_into_view_if_needed()  # it loads, and its script with it, when the reader reaches it
     expect(figure.locator(STORED)).to_have_text("0.10009765625")
     page.evaluate(HELPERS)
     sent = watch_requests(page)
