@@ -128,8 +128,12 @@ def test_every_figure_points_at_a_real_fragment_and_links_it_without_javascript(
 @pytest.mark.parametrize("url", ["/learn/number-formats", "/learn/mixed-precision-training", "/learn/quantisation"])
 def test_each_guide_loads_a_visualiser_with_flippable_bits(client, url):
     page = Elements(client.get(url).text)
-    [src] = [a["data-hx-get"] for a in page.having("data-hx-trigger") if a["data-hx-trigger"] == "load"]
+    # loaded (with the visualiser's script) when the reader scrolls to it
+    [figure] = [a for a in page.having("data-hx-trigger") if a["data-hx-trigger"] == "intersect once"]
+    src = figure["data-hx-get"]
     assert src.startswith("/visualise/")
+    assert re.search(r"/static/[0-9a-f]{12}/(bundle|js)/visualiser\.js$", figure["data-figure-module"])
+    assert client.get(figure["data-figure-module"]).status_code == 200
     fragment = Elements(client.get(src, headers=HX).text)
     assert fragment.having("data-bit-grid") and fragment.having("data-bit")
     assert page.having("data-announce")

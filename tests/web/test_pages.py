@@ -42,8 +42,24 @@ def test_a_browser_gets_the_whole_page(client, url):
     response = client.get(url)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/html")
-    assert "<html" in response.text and re.search(r"/static/[0-9a-f]{12}/vendor/htmx.min.js", response.text)
+    assert "<html" in response.text and re.search(r"/static/[0-9a-f]{12}/css/site.css", response.text)
     assert "HX-Request" in response.headers["vary"]
+
+
+HTMX = re.compile(r"/static/[0-9a-f]{12}/vendor/htmx.min.js")
+
+
+@pytest.mark.parametrize("url", ["/visualise/float16?value=0.1", "/visualise/mxfp4?preset=outlier", "/compare?value=0.1",
+                                 "/train", "/embed/visualise/float16?value=0.1"])
+def test_pages_whose_script_does_every_round_trip_leave_htmx_out(client, url):
+    assert not HTMX.search(client.get(url).text)
+
+
+@pytest.mark.parametrize("url", ["/learn/memory", "/learn/accumulation", "/learn/quantisation", "/tr/visualise/float16?value=0.1",
+                                 "/visualise/custom?exponent_bits=99&mantissa_bits=3", "/tr/visualise/mxfp4"])
+def test_pages_that_need_htmx_round_trips_load_it(client, url):
+    response = client.get(url)
+    assert response.status_code in (200, 422) and HTMX.search(response.text)
 
 
 @pytest.mark.parametrize("url", PAGES)
