@@ -43,6 +43,7 @@ def main() -> None:
     fragment = rows[1][1]["rps"] / baseline
     print(f"visualiser fragment / trivial = {fragment:.2f} (goal: at least {GOAL})")
     rate = {label.strip(" …"): row["rps"] for label, row in rows}
-    for english, turkish in [("visualiser fragment", "in Turkish"), ("a new value each time", "in Turkish, a new value")]:
+    pairs = [("visualiser fragment", "in Turkish"), ("a new value each time", "in Turkish, a new value")]
+    for english, turkish in pairs:
         print(f"Turkish / English, {english}: {rate[turkish] / rate[english]:.2f} "
               f"(goal: at least {1 - LANGUAGE_GOAL:.2f})")

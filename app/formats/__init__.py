@@ -38,6 +38,7 @@ from app.formats.custom import (
 )
 from app.formats.encoding import Encoding, Rounded, ValueClass
 from app.formats.exact import Real, decimal, decimal_string
+from app.formats.messages import Phrase
 from app.formats.neighbours import next_down, next_up, ulp
 from app.formats.parse import InputError, RawBits, parse_bits, parse_number, parse_value
 from app.formats.registry import FORMATS, SCALAR_FORMATS, UnknownFormatError, get_format
@@ -61,6 +62,7 @@ from app.formats.summation import (
 )
 
 __all__ = [
+    "Phrase",
     "SATURATED_BY",
     "BLOCK_FORMAT_IDS",
     "CUSTOM_ID",

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from app.formats.messages import N_
 from app.formats.parse import InputError
 from app.formats.registry import BLOCK_FORMATS, FORMATS, SCALAR_FORMATS
 from app.formats.spec import FormatSpec
@@ -18,7 +19,6 @@ BLOCK_FORMAT_IDS: tuple[str, ...] = (*(f.id for f in BLOCK_FORMATS), *(f.id for 
 MAX_VALUES = 1_000_000
 MAX_BLOCK_SIZE = 4096
 _FLOAT32_MAX = float(FORMATS["float32"].max)
-_EXAMPLE = "as in [0.5, -1.25, 3]"
 
 
 def block_format(format_id: str) -> FormatSpec:
@@ -26,8 +26,8 @@ def block_format(format_id: str) -> FormatSpec:
     spec = FORMATS.get(format_id) if isinstance(format_id, str) else None
     if spec is None or spec.id not in BLOCK_FORMAT_IDS:
         raise InputError(
-            f"{format_id!r} is not a block format; block quantisation takes one of: "
-            f"{', '.join(BLOCK_FORMAT_IDS)}."
+            template=N_("%(input)s is not a block format; block quantisation takes one of: %(formats)s."),
+            params={"input": repr(format_id), "formats": ", ".join(BLOCK_FORMAT_IDS)},
         )
     return spec
 
@@ -43,7 +43,8 @@ def checked_block_size(block_size: int | None, spec: FormatSpec) -> int:
     if isinstance(block_size, bool) or not isinstance(block_size, numbers.Integral) or not (
         1 <= block_size <= MAX_BLOCK_SIZE
     ):
-        raise InputError(f"block_size must be a whole number from 1 to {MAX_BLOCK_SIZE}; got {block_size!r}.")
+        raise InputError(template=N_("block_size must be a whole number from 1 to %(most)s; got %(input)s."),
+                         params={"most": str(MAX_BLOCK_SIZE), "input": repr(block_size)})
     return int(block_size)
 
 
@@ -53,34 +54,45 @@ def fp32_vector(values: Sequence[float]) -> np.ndarray:
     if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)) or (
         isinstance(values, np.ndarray) and values.ndim == 0
     ):
-        raise InputError(f"values must be a list of numbers, {_EXAMPLE}.")
+        raise InputError(template=N_("values must be a list of numbers, as in [0.5, -1.25, 3]."))
     if len(values) == 0:
-        raise InputError("values is empty; give at least one number to quantise.")
+        raise InputError(template=N_("values is empty; give at least one number to quantise."))
     if len(values) > MAX_VALUES:
-        raise InputError(f"values has {len(values):,} numbers; at most {MAX_VALUES:,} are accepted.")
+        raise InputError(template=N_("values has %(count)s numbers; at most %(most)s are accepted."),
+                         params={"count": f"{len(values):,}", "most": f"{MAX_VALUES:,}"})
     try:
         array = np.asarray(values)
     except (TypeError, ValueError, OverflowError):
         array = np.asarray([], dtype=object)
     if array.ndim != 1 or array.dtype.kind not in "iuf":
-        raise InputError(_first_non_number(values))
+        raise _first_non_number(values)
     x = array.astype(np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         bad = np.flatnonzero(np.isfinite(x) & ~(np.abs(x) <= _FLOAT32_MAX))
     if bad.size:
         i = int(bad[0])
-        raise InputError(f"values[{i}] is {x[i]:g}, beyond FP32's range (±{_FLOAT32_MAX:g}); block formats "
-                         "quantise FP32 tensors, so give values within it.")
+        raise InputError(
+            template=N_("values[%(index)s] is %(value)s, beyond FP32's range (±%(max)s); block formats quantise FP32 "
+                        "tensors, so give values within it."),
+            params={"index": str(i), "value": f"{x[i]:g}", "max": f"{_FLOAT32_MAX:g}"},
+        )
     return x.astype(np.float32).astype(np.float64)
 
 
-def _first_non_number(values: Sequence[Any]) -> str:
+def _first_non_number(values: Sequence[Any]) -> InputError:
     for i, item in enumerate(values):
         if isinstance(item, bool) or not isinstance(item, numbers.Real):
             shown = repr(item) if len(repr(item)) <= 40 else repr(item)[:40] + "…"
-            return f"values[{i}] is {shown}, not a number; give a flat list of numbers, {_EXAMPLE}."
+            return InputError(
+                template=N_("values[%(index)s] is %(input)s, not a number; give a flat list of numbers, as in "
+                            "[0.5, -1.25, 3]."),
+                params={"index": str(i), "input": shown},
+            )
         try:
             float(item)
         except OverflowError:
-            return f"values[{i}] is beyond FP32's range (±{_FLOAT32_MAX:g}); give values within it."
-    return f"values must be a flat list of numbers, {_EXAMPLE}."
+            return InputError(
+                template=N_("values[%(index)s] is beyond FP32's range (±%(max)s); give values within it."),
+                params={"index": str(i), "max": f"{_FLOAT32_MAX:g}"},
+            )
+    return InputError(template=N_("values must be a flat list of numbers, as in [0.5, -1.25, 3]."))

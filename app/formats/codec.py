@@ -12,6 +12,7 @@ from functools import cache
 
 from app.formats.encoding import Encoding, Rounded
 from app.formats.exact import Real, decimal
+from app.formats.messages import N_
 from app.formats.rounding import (
     OverflowPolicy,
     Rounding,
@@ -33,8 +34,9 @@ class NotScalarError(Refusal):
 def _check_scalar(spec: FormatSpec) -> None:
     if spec.kind == "block":
         raise NotScalarError(
-            f"{spec.id} is a block format: its values share a scale, so quantise a whole vector "
-            "with POST /api/blocks/quantize instead."
+            template=N_("%(format)s is a block format: its values share a scale, so quantise a whole vector with "
+                        "POST /api/blocks/quantize instead."),
+            params={"format": spec.id},
         )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Literal, cast, get_args
 
+from app.formats.messages import N_, Phrase
 from app.formats.parse import InputError
 from app.formats.registry import SCALAR_FORMATS
 from app.formats.spec import FormatSpec
@@ -45,7 +46,8 @@ def default_bias(exponent_bits: int, nan_style: str = "ieee") -> int:
 def nan_style_named(name: str) -> CustomNanStyle:
     """The inf/NaN rule of this name; LayoutError, with the rules there are, for any other."""
     if name not in CUSTOM_NAN_STYLES:
-        raise LayoutError(f"Unknown nan_style {name[:40]!r}; choose one of: {', '.join(CUSTOM_NAN_STYLES)}.")
+        raise LayoutError(template=N_("Unknown nan_style %(input)s; choose one of: %(styles)s."),
+                          params={"input": repr(name[:40]), "styles": ", ".join(CUSTOM_NAN_STYLES)})
     return cast(CustomNanStyle, name)
 
 
@@ -59,8 +61,9 @@ def custom_format(
     if bias is None:
         bias = default_bias(exponent_bits, style)
     if not -MAX_BIAS <= bias <= MAX_BIAS:
-        raise LayoutError(f"The bias of a custom format is from -{MAX_BIAS} to {MAX_BIAS}, so {_named('bias', bias)} "
-                          "is refused.")
+        raise LayoutError(template=N_("The bias of a custom format is from -%(most)s to %(most)s, so %(given)s is "
+                                      "refused."),
+                          params={"most": str(MAX_BIAS), "given": _named("bias", bias)})
     bits = 1 + exponent_bits + mantissa_bits
     layout = ("float", bits, exponent_bits, mantissa_bits, bias, style, True)
     same = next((f.id for f in SCALAR_FORMATS if _layout(f) == layout), None)
@@ -75,19 +78,21 @@ def custom_format(
 def _check_layout(exponent_bits: int, mantissa_bits: int, style: str) -> None:
     if not 1 <= exponent_bits <= MAX_EXPONENT_BITS:
         raise LayoutError(
-            f"A custom format has 1 to {MAX_EXPONENT_BITS} exponent bits (binary128's {MAX_EXPONENT_BITS} are the "
-            f"most), so {_named('exponent_bits', exponent_bits)} is refused."
+            template=N_("A custom format has 1 to %(most)s exponent bits (binary128's %(most)s are the most), so "
+                        "%(given)s is refused."),
+            params={"most": str(MAX_EXPONENT_BITS), "given": _named("exponent_bits", exponent_bits)},
         )
     if not 1 <= mantissa_bits <= MAX_MANTISSA_BITS:
         raise LayoutError(
-            f"A custom format has 1 to {MAX_MANTISSA_BITS} mantissa bits (binary128's {MAX_MANTISSA_BITS} are the "
-            f"most; with none there would be no subnormals), so {_named('mantissa_bits', mantissa_bits)} is refused."
+            template=N_("A custom format has 1 to %(most)s mantissa bits (binary128's %(most)s are the most; with none "
+                        "there would be no subnormals), so %(given)s is refused."),
+            params={"most": str(MAX_MANTISSA_BITS), "given": _named("mantissa_bits", mantissa_bits)},
         )
     if style == "ieee" and exponent_bits < 2:
-        raise LayoutError(
+        raise LayoutError(template=N_(
             "IEEE-style inf and NaN take the all-ones exponent field, which leaves a 1-bit exponent no normal "
             "numbers; give at least 2 exponent bits, or choose nan_style fn, fnuz or none."
-        )
+        ))
 
 
 def _layout(spec: FormatSpec) -> tuple[object, ...]:
@@ -105,4 +110,4 @@ def _name(exponent_bits: int, mantissa_bits: int, bias: int, style: str) -> str:
 
 def _named(name: str, n: int) -> str:
     """A parameter as a refusal names it: its number in full unless absurdly long (str() of a huge int is costly)."""
-    return f"{name}={n}" if abs(n) < 10**15 else f"{name} with more than 15 digits"
+    return f"{name}={n}" if abs(n) < 10**15 else Phrase(N_("%(name)s with more than 15 digits"), {"name": name})

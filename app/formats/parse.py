@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from app.formats.exact import Real, ten_to
+from app.formats.messages import N_, Phrase
 from app.formats.spec import FormatSpec
 from app.refusal import Refusal
 
@@ -14,10 +15,10 @@ MAX_INPUT_LENGTH = 1100  # room for the exact decimal of the smallest float64 su
 MAX_DECIMAL_EXPONENT = 100_000
 MAX_BINARY_EXPONENT = 400_000
 
-ACCEPTED = (
+ACCEPTED = Phrase(N_(
     "decimals (0.1, -2.5e-3), hex floats (0x1.8p-3), fractions (1/3), inf, -inf, nan, -0, "
     "and raw bits (0x3c00 or 0b0011110000000000)"
-)
+))
 
 _F = re.ASCII | re.IGNORECASE
 _DECIMAL = r"(?P<int{n}>[0-9]+)?(?:\.(?P<frac{n}>[0-9]*))?(?:e(?P<exp{n}>[+-]?[0-9]+))?"
@@ -51,10 +52,12 @@ def _shown(text: str) -> str:
 
 def _clean(text: str) -> str:
     if len(text) > MAX_INPUT_LENGTH:
-        raise InputError(f"The input is {len(text)} characters long; at most {MAX_INPUT_LENGTH} are accepted.")
+        raise InputError(template=N_("The input is %(length)s characters long; at most %(most)s are accepted."),
+                         params={"length": str(len(text)), "most": str(MAX_INPUT_LENGTH)})
     text = text.strip().replace("\u2212", "-")  # accept the typographic minus sign
     if not text:
-        raise InputError(f"The input is empty; type a number. Accepted: {ACCEPTED}.")
+        raise InputError(template=N_("The input is empty; type a number. Accepted: %(accepted)s."),
+                         params={"accepted": ACCEPTED})
     return text
 
 
@@ -62,12 +65,13 @@ def _decimal(match: re.Match[str], n: str = "") -> tuple[int, int]:
     """(digits, exponent) of a decimal: its value is digits × 10^exponent."""
     whole, frac, exp = match.group("int" + n), match.group("frac" + n), match.group("exp" + n)
     if not whole and not frac:
-        raise InputError("A number needs at least one digit.")
+        raise InputError(template=N_("A number needs at least one digit."))
     exponent = int(exp) if exp else 0
     if abs(exponent) > MAX_DECIMAL_EXPONENT:
         raise InputError(
-            f"The exponent {exponent} is out of range; decimal exponents from -{MAX_DECIMAL_EXPONENT} "
-            f"to {MAX_DECIMAL_EXPONENT} are accepted (far beyond every format here)."
+            template=N_("The exponent %(exponent)s is out of range; decimal exponents from -%(most)s to %(most)s are "
+                        "accepted (far beyond every format here)."),
+            params={"exponent": str(exponent), "most": str(MAX_DECIMAL_EXPONENT)},
         )
     return int((whole or "") + (frac or "") or "0"), exponent - len(frac or "")
 
@@ -96,14 +100,16 @@ def parse_value(text: str) -> Real | RawBits:
     if m := _FRACTION.fullmatch(text):
         (num, num_exponent), (den, den_exponent) = _decimal(m), _decimal(m, "_d")
         if den == 0:
-            raise InputError(f"{_shown(text)} divides by zero; the denominator must not be 0.")
+            raise InputError(template=N_("%(input)s divides by zero; the denominator must not be 0."),
+                             params={"input": _shown(text)})
         negative = (m.group("sign") == "-") != (m.group("dsign") == "-")
         if num == 0:
             return Real(negative, Fraction(0))
         exponent = num_exponent - den_exponent
         _check_size(len(str(num)) - len(str(den)) + exponent)
         return Real(negative, _scaled(num, exponent, den))
-    raise InputError(f"Could not read {_shown(text)} as a number. Accepted: {ACCEPTED}.")
+    raise InputError(template=N_("Could not read %(input)s as a number. Accepted: %(accepted)s."),
+                     params={"input": _shown(text), "accepted": ACCEPTED})
 
 
 def _check_size(size: int) -> None:
@@ -112,19 +118,21 @@ def _check_size(size: int) -> None:
     digits, with no format the wiser. Checked before any big number is made."""
     if abs(size) > MAX_DECIMAL_EXPONENT + 1:
         raise InputError(
-            f"That fraction is about 10^{size}; a value from 10^-{MAX_DECIMAL_EXPONENT} to "
-            f"10^{MAX_DECIMAL_EXPONENT} is accepted, which is already far beyond every format here."
+            template=N_("That fraction is about 10^%(size)s; a value from 10^-%(most)s to 10^%(most)s is accepted, "
+                        "which is already far beyond every format here."),
+            params={"size": str(size), "most": str(MAX_DECIMAL_EXPONENT)},
         )
 
 
 def _hex_float(m: re.Match[str]) -> Real:
     whole, frac, exp = m.group("int"), m.group("frac") or "", int(m.group("exp"))
     if not whole and not frac:
-        raise InputError("A hex float needs at least one hex digit, as in 0x1.8p-3.")
+        raise InputError(template=N_("A hex float needs at least one hex digit, as in 0x1.8p-3."))
     if abs(exp) > MAX_BINARY_EXPONENT:
         raise InputError(
-            f"The binary exponent p{exp} is out of range; from p-{MAX_BINARY_EXPONENT} "
-            f"to p{MAX_BINARY_EXPONENT} are accepted."
+            template=N_("The binary exponent p%(exponent)s is out of range; from p-%(most)s to p%(most)s are "
+                        "accepted."),
+            params={"exponent": str(exp), "most": str(MAX_BINARY_EXPONENT)},
         )
     mantissa = int((whole or "") + frac or "0", 16)
     exp -= 4 * len(frac)
@@ -137,8 +145,9 @@ def parse_number(text: str) -> Real:
     parsed = parse_value(text)
     if isinstance(parsed, RawBits):
         raise InputError(
-            f"{_shown(parsed.text)} is a raw bit pattern, not a value; to give a value in hex write a hex "
-            "float such as 0x1.8p-3, or decode the pattern in one format instead."
+            template=N_("%(input)s is a raw bit pattern, not a value; to give a value in hex write a hex float such "
+                        "as 0x1.8p-3, or decode the pattern in one format instead."),
+            params={"input": _shown(parsed.text)},
         )
     return parsed
 
@@ -154,12 +163,15 @@ def parse_bits(text: str, spec: FormatSpec) -> int:
         pattern = int(m.group("digits").replace("_", ""))
     else:
         raise InputError(
-            f"Could not read {_shown(text)} as a bit pattern; write it in hex (0x3c00), binary (0b0011…) "
-            "or as a non-negative decimal integer."
+            template=N_("Could not read %(input)s as a bit pattern; write it in hex (0x3c00), binary (0b0011…) or "
+                        "as a non-negative decimal integer."),
+            params={"input": _shown(text)},
         )
     if pattern >> spec.bits:
         raise InputError(
-            f"The pattern {_shown(text)} is wider than {spec.id}'s {spec.bits} bits; the largest pattern "
-            f"is {hex((1 << spec.bits) - 1)}."
+            template=N_("The pattern %(input)s is wider than %(format)s's %(bits)s bits; the largest pattern is "
+                        "%(largest)s."),
+            params={"input": _shown(text), "format": spec.id, "bits": str(spec.bits),
+                    "largest": hex((1 << spec.bits) - 1)},
         )
     return pattern

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from app.formats.messages import N_
 from app.formats.spec import FormatSpec
 from app.refusal import NotFound
 
@@ -132,6 +133,5 @@ def get_format(format_id: str) -> FormatSpec:
     try:
         return FORMATS[format_id]
     except (KeyError, TypeError):
-        raise UnknownFormatError(
-            f"Unknown format {format_id!r}; known formats are: {', '.join(FORMATS)}."
-        ) from None
+        raise UnknownFormatError(template=N_("Unknown format %(input)s; known formats are: %(formats)s."),
+                                 params={"input": repr(format_id), "formats": ", ".join(FORMATS)}) from None

@@ -6,6 +6,7 @@ import random
 from collections.abc import Callable
 from typing import Literal, cast, get_args
 
+from app.formats.messages import N_
 from app.formats.parse import InputError
 
 Rounding = Literal["nearest_even", "nearest_away", "toward_zero", "toward_positive", "toward_negative", "stochastic"]
@@ -18,14 +19,16 @@ OVERFLOW_POLICIES: tuple[str, ...] = get_args(OverflowPolicy)
 def rounding_mode(name: str) -> Rounding:
     """The rounding mode of this name; InputError, with the modes there are, for any other name."""
     if name not in ROUNDINGS:
-        raise InputError(f"Unknown rounding {name[:40]!r}; choose one of: {', '.join(ROUNDINGS)}.")
+        raise InputError(template=N_("Unknown rounding %(input)s; choose one of: %(modes)s."),
+                         params={"input": repr(name[:40]), "modes": ", ".join(ROUNDINGS)})
     return cast(Rounding, name)
 
 
 def overflow_policy(name: str) -> OverflowPolicy:
     """The overflow policy of this name; InputError, with the policies there are, for any other name."""
     if name not in OVERFLOW_POLICIES:
-        raise InputError(f"Unknown overflow policy {name[:40]!r}; choose one of: {', '.join(OVERFLOW_POLICIES)}.")
+        raise InputError(template=N_("Unknown overflow policy %(input)s; choose one of: %(policies)s."),
+                         params={"input": repr(name[:40]), "policies": ", ".join(OVERFLOW_POLICIES)})
     return cast(OverflowPolicy, name)
 
 

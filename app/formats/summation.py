@@ -25,6 +25,7 @@ from functools import cache
 import ml_dtypes
 import numpy as np
 
+from app.formats.messages import N_
 from app.formats.registry import FORMATS
 from app.formats.spec import FormatSpec
 from app.formats.vector import round_to_format
@@ -65,7 +66,8 @@ class NotSummableError(Refusal):
 @cache
 def _dtype(spec: FormatSpec) -> np.dtype:
     if spec.id not in SUMMABLE_FORMATS:
-        raise NotSummableError(f"{spec.id} cannot be summed here; choose one of {', '.join(SUMMABLE_FORMATS)}.")
+        raise NotSummableError(template=N_("%(format)s cannot be summed here; choose one of %(formats)s."),
+                               params={"format": spec.id, "formats": ", ".join(SUMMABLE_FORMATS)})
     return np.dtype(getattr(ml_dtypes, spec.id, spec.id))
 
 
@@ -238,8 +240,9 @@ def sum_values(values: np.ndarray, spec: FormatSpec, counts: np.ndarray, methods
                               first_non_finite(running)))
         elif method == "fp32":
             if spec.id == "float64":
-                raise NotSummableError("FP32 accumulation is for formats of at most 32 bits: FP32 is narrower than "
-                                       "FP64, so it would round FP64's values, not keep their sum.")
+                raise NotSummableError(template=N_(
+                    "FP32 accumulation is for formats of at most 32 bits: FP32 is narrower than FP64, so it would "
+                    "round FP64's values, not keep their sum."))
             running = fp32_running_sums(values)
             final = float(round_to_format(running[-1:], spec)[0])
             out.append(Summed(method, running[counts - 1], final, stall_step(running), first_non_finite(running)))
@@ -250,7 +253,8 @@ def sum_values(values: np.ndarray, spec: FormatSpec, counts: np.ndarray, methods
             sums = kahan_sums(values, spec, counts)
             out.append(Summed(method, sums, float(sums[-1]), None, None))
         else:
-            raise NotSummableError(f"{method!r} is not a summation method; choose from {', '.join(SUMMATION_METHODS)}.")
+            raise NotSummableError(template=N_("%(input)s is not a summation method; choose from %(methods)s."),
+                                   params={"input": repr(method), "methods": ", ".join(SUMMATION_METHODS)})
     return out
 
 
@@ -258,6 +262,6 @@ def summable(format_id: str) -> FormatSpec:
     """The format of that id, when the figure can sum in it."""
     spec = FORMATS.get(format_id)
     if spec is None or format_id not in SUMMABLE_FORMATS:
-        raise NotSummableError(f"{format_id[:40]!r} is not a format summed here; choose one of "
-                               f"{', '.join(SUMMABLE_FORMATS)}.")
+        raise NotSummableError(template=N_("%(input)s is not a format summed here; choose one of %(formats)s."),
+                               params={"input": repr(format_id[:40]), "formats": ", ".join(SUMMABLE_FORMATS)})
     return spec

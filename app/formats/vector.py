@@ -14,6 +14,7 @@ import ml_dtypes
 import numpy as np
 
 from app.formats.codec import NotScalarError
+from app.formats.messages import N_
 from app.formats.spec import FormatSpec
 from app.refusal import Refusal
 
@@ -89,11 +90,13 @@ def has_fast_path(spec: FormatSpec) -> bool:
 
 def _check_scalar(spec: FormatSpec) -> None:
     if spec.kind == "block":
-        raise NotScalarError(f"{spec.id} is a block format: quantise its vectors with quantize_blocks.")
+        raise NotScalarError(template=N_("%(format)s is a block format: quantise its vectors with quantize_blocks."),
+                             params={"format": spec.id})
     if not has_fast_path(spec):
         raise NoFastPathError(
-            f"{spec.id} ({spec.name}) has no numpy or ml_dtypes type, so it has no vectorised path; store its "
-            "values one at a time with the exact codec (encode and decode)."
+            template=N_("%(format)s (%(name)s) has no numpy or ml_dtypes type, so it has no vectorised path; store its "
+                        "values one at a time with the exact codec (encode and decode)."),
+            params={"format": spec.id, "name": spec.name},
         )
 
 

@@ -13,7 +13,14 @@ from app.quiz.certificate_id import (
     new_certificate_id,
     normalise_certificate_id,
 )
-from app.quiz.credential import credential, credential_jwt, status_list_jwt, verification_url, verify_credential_jwt
+from app.quiz.credential import (
+    Wording,
+    credential,
+    credential_jwt,
+    status_list_jwt,
+    verification_url,
+    verify_credential_jwt,
+)
 from app.quiz.data_integrity import with_proof
 from app.quiz.draw import DEFAULT_COUNT, MAX_COUNT, draw_attempt, public_question, question_from_id, shown_id, stored_id
 from app.quiz.generators import GENERATORS, UnknownQuestion
@@ -28,6 +35,7 @@ from app.quiz.grading import (
     right_answer,
     score,
 )
+from app.quiz.messages import Message, fill
 from app.quiz.questions import (
     QUESTION_TYPES,
     BitPattern,
@@ -71,6 +79,7 @@ __all__ = [
     "ChoiceQuestion",
     "Feedback",
     "InvalidCertificateId",
+    "Message",
     "MultipleSelect",
     "Numeric",
     "Question",
@@ -78,6 +87,7 @@ __all__ = [
     "SingleChoice",
     "Topic",
     "UnknownQuestion",
+    "Wording",
     "answer_text",
     "certificate_payload",
     "certificate_signer",
@@ -85,6 +95,7 @@ __all__ = [
     "credential_jwt",
     "draw_attempt",
     "feedback_on",
+    "fill",
     "grade",
     "is_well_formed",
     "jwk",

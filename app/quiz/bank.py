@@ -1,9 +1,11 @@
-"""The question bank: plain-text topic files in quiz/ (format in quiz/README.md), read and schema-checked."""
+"""The question bank: plain-text topic files in quiz/ (format in quiz/README.md), read and schema-checked, and
+their translations in quiz/<language>/ (app/quiz/bank_translations.py), checked against the English."""
 
 from __future__ import annotations
 
-import random
+import dataclasses
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
@@ -14,6 +16,7 @@ from app.quiz.bank_fields import (
     BankError,
     Field,
     bits_field,
+    choice_order,
     choices,
     figures,
     format_field,
@@ -21,6 +24,7 @@ from app.quiz.bank_fields import (
     number_field,
     tolerance,
 )
+from app.quiz.bank_translations import ENGLISH, Translation, load_translation
 from app.quiz.questions import (
     QUESTION_TYPES,
     BitPattern,
@@ -43,6 +47,7 @@ _ALL_FIELDS = {"title", *(field for fields in FIELDS.values() for field in field
 _LINE = re.compile(r"(?P<key>[a-z]+)\s*:\s?(?P<value>.*)")
 _QUESTION_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _TOPIC_ID = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
+_LANGUAGE_DIR = re.compile(r"[a-z]{2,3}")  # an ISO 639 code: quiz/tr/ holds the Turkish topic files
 
 
 @dataclass(frozen=True)
@@ -59,11 +64,31 @@ class Bank:
     """Every topic of the quiz, in file-name order."""
 
     topics: tuple[Topic, ...]
+    translations: Mapping[str, Translation] = dataclasses.field(default_factory=dict)
 
     @cached_property
     def questions(self) -> dict[str, Question]:
         """Every written question by its id."""
         return {q.id: q for topic in self.topics for q in topic.questions}
+
+    def question_in(self, question: Question, language: str) -> tuple[Question, str]:
+        """A question in `language` (the same answers, choices in the same order) and the language it is in:
+        the English question, and "en", when the bank has no translation of it."""
+        translated = self.translations.get(language)
+        found = translated.questions.get(question.id) if translated else None
+        return (found, language) if found is not None else (question, ENGLISH)
+
+    def title_in(self, topic: Topic, language: str) -> tuple[str, str]:
+        """A topic's title in `language` and the language it is in (English when it has no translation)."""
+        translated = self.translations.get(language)
+        title = translated.titles.get(topic.id) if translated else None
+        return (title, language) if title else (topic.title, ENGLISH)
+
+    def missing_in(self, language: str) -> list[str]:
+        """The topics and questions that `language` has no translation of (all of them for a language without)."""
+        translated = self.translations.get(language, Translation(language, {}, {}))
+        return [f"{topic.id}.txt" for topic in self.topics if topic.id not in translated.titles] + [
+            question_id for question_id in self.questions if question_id not in translated.questions]
 
 
 def load_bank(directory: Path = BANK_DIR) -> Bank:
@@ -72,23 +97,39 @@ def load_bank(directory: Path = BANK_DIR) -> Bank:
     if not paths:
         raise BankError(directory.name, 0, "The bank has no topic files (*.txt).")
     topics: list[Topic] = []
+    english: dict[str, tuple[Topic, list[list[Field]]]] = {}
     first_seen: dict[str, str] = {}
     for path in paths:
-        topic, lines = _load_topic(path)
-        for question, line in zip(topic.questions, lines, strict=True):
+        topic, blocks = _load_topic(path)
+        for question, block in zip(topic.questions, blocks, strict=True):
+            line = block[0].line
             if question.id in first_seen:
                 raise BankError(path.name, line, f"The id {question.id!r} is already used in "
                                                  f"{first_seen[question.id]}; every id is used once.")
             first_seen[question.id] = f"{path.name}, line {line}"
         topics.append(topic)
-    return Bank(tuple(topics))
+        english[topic.id] = (topic, blocks)
+    translations = {
+        folder.name: load_translation(folder.name, [
+            (path, topic_blocks(path, f"{folder.name}/{path.name}"), english.get(path.stem))
+            for path in sorted(folder.glob("*.txt"))])
+        for folder in sorted(directory.iterdir()) if folder.is_dir() and _LANGUAGE_DIR.fullmatch(folder.name)
+    }
+    return Bank(tuple(topics), translations)
 
 
-def _load_topic(path: Path) -> tuple[Topic, list[int]]:
-    """One topic file, and the line on which each of its questions starts."""
+def _load_topic(path: Path) -> tuple[Topic, list[list[Field]]]:
+    """One topic file, and the fields of each of its questions as written."""
     name = path.name
     if not _TOPIC_ID.fullmatch(path.stem):
         raise BankError(name, 0, "A topic file is named in lowercase letters, digits and underscores, ending in .txt.")
+    blocks = topic_blocks(path, name)
+    questions = tuple(_question(block, path.stem, name) for block in blocks[1:])
+    return Topic(path.stem, blocks[0][0].value, questions), blocks[1:]
+
+
+def topic_blocks(path: Path, name: str) -> list[list[Field]]:
+    """The blocks of a topic file, its title block first; BankError for a file that is not a topic file."""
     raw = path.read_bytes()
     try:
         text = raw.decode("utf-8-sig")  # a byte-order mark, as some Windows editors write, is fine
@@ -100,8 +141,7 @@ def _load_topic(path: Path) -> tuple[Topic, list[int]]:
                         "A topic file starts with one 'title:' line and a blank line before the first question.")
     if len(blocks) == 1:
         raise BankError(name, blocks[0][0].line, "A topic file has at least one question after its title.")
-    questions = tuple(_question(block, path.stem, name) for block in blocks[1:])
-    return Topic(path.stem, blocks[0][0].value, questions), [block[0].line for block in blocks[1:]]
+    return blocks
 
 
 def _blocks(text: str, name: str) -> list[list[Field]]:
@@ -160,7 +200,7 @@ def _question(block: list[Field], topic: str, name: str) -> Question:
         answers = letters(single["answer"], len(options), name, several=kind.value == "multiple")
         # Shown in an order of their own, the same every time, so the right choice is not always where
         # the teacher happened to write it.
-        order = random.Random(question_id.value).sample(range(len(options)), len(options))
+        order = choice_order(question_id.value, len(options))
         cls = SingleChoice if kind.value == "single" else MultipleSelect
         return cls(**common, options=tuple(options[i] for i in order),
                    answers=frozenset(order.index(i) for i in answers))

@@ -4,6 +4,7 @@ the file, the line and a sentence."""
 
 from __future__ import annotations
 
+import random
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -50,6 +51,12 @@ def choices(block: list[Field], name: str) -> tuple[Choice, ...]:
     if not 2 <= len(options) <= len(LETTERS):
         raise BankError(name, block[0].line, f"A choice question has 2 to {len(LETTERS)} choices, not {len(options)}.")
     return tuple(options)
+
+
+def choice_order(question_id: str, count: int) -> list[int]:
+    """The order a question's choices are shown in, by their place in the file: its own, the same every time
+    and in every language, so the right choice is not always where the teacher happened to write it."""
+    return random.Random(question_id).sample(range(count), count)
 
 
 def letters(field: Field, count: int, name: str, several: bool) -> frozenset[int]:

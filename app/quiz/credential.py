@@ -3,12 +3,14 @@
 The JWT payload is the credential itself with the registered claims Open Badges 3.0 maps onto it
 (iss = issuer id, jti = credential id, sub = credentialSubject id, nbf = validFrom), and its header's `kid` is
 the URL of the signing key's JWK (8.2.4.1), so a third party verifies it with that key, or our JWKS, alone.
+Its sentences are in the language the attempt was taken in (Wording, with the Achievement's `inLanguage`).
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -20,10 +22,30 @@ from joserfc.jwk import KeySet, OKPKey
 from joserfc.jws import JWSRegistry
 
 from app.quiz import status_list
+from app.quiz.messages import N_
 from app.quiz.signing import ALGORITHM, CertificateFields, key_id, key_url, utc_text
 
 ISSUER_NAME = "Precision Lab"
 _CONTEXT = ["https://www.w3.org/ns/credentials/v2", "https://purl.imsglobal.org/spec/ob/v3p0/context-3.0.3.json"]
+
+
+DESCRIPTION = N_("A quiz on number formats from FP64 to FP4 and on mixed-precision training.")
+CRITERIA = N_("Pass one attempt of the quiz: questions drawn across every topic, graded on the server.")
+CREDENTIAL_NAME = N_("%(quiz)s: certificate")
+CREDENTIAL_DESCRIPTION = N_("Answered %(score)s of %(total)s questions correctly.")
+
+
+def _english(message: str) -> str:
+    return message
+
+
+@dataclass(frozen=True)
+class Wording:
+    """The language of a credential's sentences: its code (BCP 47, the Achievement's `inLanguage`) and what
+    turns each English sentence or template above, and the quiz's name, into it (the web layer's catalogs)."""
+
+    language: str = "en"
+    translate: Callable[[str], str] = _english
 
 
 class InvalidCredential(ValueError):
@@ -60,25 +82,27 @@ def issuer_id(base_url: str) -> str:
     return f"{base_url}/"
 
 
-def credential(certificate: CertificateFields, base_url: str, status_index: int | None = None) -> dict[str, Any]:
-    """The Open Badges 3.0 OpenBadgeCredential of a certificate, as JSON; with the bit of the revocation list
-    that its certificate holds (app.quiz.status_list), if it holds one."""
+def credential(certificate: CertificateFields, base_url: str, status_index: int | None = None,
+               wording: Wording = Wording()) -> dict[str, Any]:  # noqa: B008 (immutable)
+    """The Open Badges 3.0 OpenBadgeCredential of a certificate, as JSON, in the wording's language; with the bit
+    of the revocation list that its certificate holds (app.quiz.status_list), if it holds one."""
+    say = wording.translate
+    quiz = say(certificate.quiz)
     achievement = {
         "id": f"{base_url}/quiz",
         "type": ["Achievement"],
         "achievementType": "Certificate",
-        "name": certificate.quiz,
-        "description": "A quiz on number formats from FP64 to FP4 and on mixed-precision training.",
-        "criteria": {
-            "narrative": "Pass one attempt of the quiz: questions drawn across every topic, graded on the server."
-        },
+        "name": quiz,
+        "description": say(DESCRIPTION),
+        "criteria": {"narrative": say(CRITERIA)},
+        "inLanguage": wording.language,
     }
     body = {
         "@context": _CONTEXT,
         "id": verification_url(base_url, certificate.id),
         "type": ["VerifiableCredential", "OpenBadgeCredential"],
-        "name": f"{certificate.quiz}: certificate",
-        "description": f"Answered {certificate.score} of {certificate.total} questions correctly.",
+        "name": say(CREDENTIAL_NAME) % {"quiz": quiz},
+        "description": say(CREDENTIAL_DESCRIPTION) % {"score": certificate.score, "total": certificate.total},
         "issuer": {"id": issuer_id(base_url), "type": ["Profile"], "name": ISSUER_NAME, "url": f"{base_url}/"},
         "validFrom": utc_text(certificate.issued_at),
         "credentialSubject": {
@@ -97,9 +121,9 @@ def credential(certificate: CertificateFields, base_url: str, status_index: int 
 
 
 def credential_jwt(certificate: CertificateFields, key: Ed25519PrivateKey, base_url: str,
-                   status_index: int | None = None) -> str:
+                   status_index: int | None = None, wording: Wording = Wording()) -> str:  # noqa: B008 (immutable)
     """The certificate's credential as a compact JWS signed EdDSA, its header naming the key by `kid`."""
-    body = credential(certificate, base_url, status_index)
+    body = credential(certificate, base_url, status_index, wording)
     return signed_jwt(body, key, base_url, subject=body["credentialSubject"]["id"], issued=certificate.issued_at)
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from app.formats import InputError, Real, decimal, decode, get_format, parse_number
+from app.quiz.messages import N_, Message
 from app.quiz.questions import BitPattern, ChoiceQuestion, Numeric, Question, approx, show_bits
 from app.refusal import Refusal
 
@@ -21,11 +22,20 @@ class AnswerError(Refusal):
 
 @dataclass(frozen=True)
 class Feedback:
-    """The verdict on one answer: whether it is right, the right answer, and why (paragraphs split by a blank line)."""
+    """The verdict on one answer: whether it is right, the right answer, and why (paragraphs split by a blank line).
+    `answer` and `paragraphs` say the same with the core's sentences as messages (app/quiz/messages.py), for the
+    web layer to translate; a plain string among them is the question's own text, in the question's language."""
 
     correct: bool
     correct_answer: str
     explanation: str
+    answer: str | Message = field(default="", compare=False)  # the two above, with their messages
+    paragraphs: tuple[str | Message, ...] = field(default=(), compare=False)
+
+
+def _feedback(correct: bool, answer: str | Message, paragraphs: list[str | Message]) -> Feedback:
+    kept = tuple(paragraph for paragraph in paragraphs if paragraph)
+    return Feedback(correct, str(answer), "\n\n".join(str(paragraph) for paragraph in kept), answer, kept)
 
 
 def grade(question: Question, answer: object) -> Feedback:
@@ -130,13 +140,13 @@ def _read_choices(answer: object, question: ChoiceQuestion) -> frozenset[int]:
 
 def _choices_feedback(question: ChoiceQuestion, picked: frozenset[int], correct: bool) -> Feedback:
     right = sorted(question.answers)
-    paragraphs = [question.explanation] + [question.options[i].explanation for i in right]
+    paragraphs: list[str | Message] = [question.explanation, *(question.options[i].explanation for i in right)]
     paragraphs += [
-        f"You chose “{question.options[i].text}”: {question.options[i].explanation}"
+        Message(N_("You chose “%(choice)s”: %(explanation)s"),
+                {"choice": question.options[i].text, "explanation": question.options[i].explanation})
         for i in sorted(picked - question.answers)
     ]
-    answer_text = "; ".join(question.options[i].text for i in right)
-    return Feedback(correct, answer_text, "\n\n".join(p for p in paragraphs if p))
+    return _feedback(correct, "; ".join(question.options[i].text for i in right), paragraphs)
 
 
 def _read_number(answer: object) -> tuple[str, Real]:
@@ -150,22 +160,24 @@ def _read_number(answer: object) -> tuple[str, Real]:
 
 
 def _numeric_feedback(question: Numeric, text: str, correct: bool) -> Feedback:
-    shown = _numeric_answer_text(question)
-    paragraphs = [question.explanation] if correct else [f"You answered {text}.", question.explanation]
-    return Feedback(correct, shown, "\n\n".join(p for p in paragraphs if p))
+    paragraphs: list[str | Message] = [question.explanation]
+    if not correct:
+        paragraphs.insert(0, Message(N_("You answered %(answer)s."), {"answer": text}))
+    return _feedback(correct, _numeric_answer(question), paragraphs)
 
 
-def _numeric_answer_text(question: Numeric) -> str:
+def _numeric_answer(question: Numeric) -> str | Message:
     """The right answer of a numeric question, with the tolerance a person is allowed."""
     text, notes = Real.of(question.answer).exact_string(), []
     if len(text) > 16:
-        text, notes = approx(question.answer, question.figures or 3), [f"exactly {text}"]
+        text, notes = approx(question.answer, question.figures or 3), [Message(N_("exactly %(value)s"),
+                                                                               {"value": text})]
     if question.figures:
-        notes.append(f"answers to {question.figures} significant figures count")
+        notes.append(Message(N_("answers to %(figures)s significant figures count"), {"figures": question.figures}))
     elif question.tolerance:
         margin = decimal(question.tolerance * 100)[0] + "%" if question.relative else decimal(question.tolerance)[0]
-        notes.append(f"answers within {margin} count")
-    return f"{text} ({'; '.join(notes)})" if notes else text
+        notes.append(Message(N_("answers within %(margin)s count"), {"margin": margin}))
+    return Message(N_("%(answer)s (%(notes)s)"), {"answer": text, "notes": tuple(notes)}) if notes else text
 
 
 def _read_bits(question: BitPattern, answer: object) -> int:
@@ -175,8 +187,16 @@ def _read_bits(question: BitPattern, answer: object) -> int:
 
 def _bits_feedback(question: BitPattern, given: int, correct: bool) -> Feedback:
     spec = get_format(question.format)
-    paragraphs = [question.explanation]
+    paragraphs: list[str | Message] = [question.explanation]
     if not correct:
         value = decode(spec, given).value.exact_string()
-        paragraphs.insert(0, f"You entered {show_bits(question.format, given)}, which in {spec.name} is {value}.")
-    return Feedback(correct, show_bits(question.format, question.answer), "\n\n".join(p for p in paragraphs if p))
+        paragraphs.insert(0, Message(N_("You entered %(pattern)s, which in %(format)s is %(value)s."),
+                                     {"pattern": _bits_message(question.format, given), "format": spec.name,
+                                      "value": value}))
+    return _feedback(correct, _bits_message(question.format, question.answer), paragraphs)
+
+
+def _bits_message(format_id: str, bits: int) -> Message:
+    """show_bits as a message: 0x3c00 (binary 0 01111 0000000000)."""
+    hex_text, _, binary = show_bits(format_id, bits).removesuffix(")").partition(" (binary ")
+    return Message(N_("%(hex)s (binary %(binary)s)"), {"hex": hex_text, "binary": binary})

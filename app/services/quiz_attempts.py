@@ -60,11 +60,13 @@ class NoSuchAttempt(NotFound):
                          f"it (through the API: with its attempt_token in the {TOKEN_HEADER} header).")
 
 
-def start_attempt(session: Session, bank: Bank, settings: Settings, owner_token: str) -> tuple[Attempt, list[Question]]:
-    """Draw a fresh seeded mix of questions and store it as an attempt owned by owner_token."""
+def start_attempt(session: Session, bank: Bank, settings: Settings, owner_token: str,
+                  language: str = "en") -> tuple[Attempt, list[Question]]:
+    """Draw a fresh seeded mix of questions and store it as an attempt owned by owner_token, taken in `language`
+    (its certificate speaks it)."""
     seed = secrets.randbits(62)  # fits the signed 64-bit column on every backend
     questions = draw_attempt(bank, seed, settings.quiz_questions)
-    attempt = create_attempt(session, seed, [question.id for question in questions], owner_token)
+    attempt = create_attempt(session, seed, [question.id for question in questions], owner_token, language)
     return attempt, questions
 
 

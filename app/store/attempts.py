@@ -60,14 +60,16 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def create_attempt(session: Session, seed: int, question_ids: Sequence[str], owner_token: str) -> Attempt:
-    """Store a new attempt with an unguessable url-safe id, owned by owner_token."""
+def create_attempt(session: Session, seed: int, question_ids: Sequence[str], owner_token: str,
+                   language: str = "en") -> Attempt:
+    """Store a new attempt with an unguessable url-safe id, owned by owner_token, taken in `language`."""
     attempt = Attempt(
         id=secrets.token_urlsafe(16),
         seed=seed,
         question_ids=list(question_ids),
         owner_hash=owner_hash(owner_token),
         created_at=_now(),
+        language=language,
     )
     session.add(attempt)
     session.commit()

@@ -59,6 +59,8 @@ class Attempt(Base):
     score: Mapped[int | None]
     total: Mapped[int | None]
     passed: Mapped[bool | None]
+    # The language the attempt was taken in (a served language's code), which its certificate speaks.
+    language: Mapped[str] = mapped_column(String(8), default="en", server_default="en")
 
     answers: Mapped[list[Answer]] = relationship(
         back_populates="attempt", order_by="Answer.answered_at", cascade="all, delete-orphan"

@@ -12,6 +12,8 @@ from typing import Literal
 
 import numpy as np
 
+from app.training.messages import N_
+
 __all__ = ["DATASETS", "Dataset", "DatasetId", "DatasetInfo", "batch_indices", "make_dataset"]
 
 DatasetId = Literal["spiral", "circles", "xor", "blobs", "wave"]
@@ -86,15 +88,15 @@ _Generator = Callable[[np.random.Generator, int], tuple[np.ndarray, np.ndarray]]
 _GENERATORS: dict[DatasetId, tuple[DatasetInfo, _Generator]] = {
     info.id: (info, gen)
     for info, gen in (
-        (DatasetInfo("spiral", "Spiral", "classification", 2,
+        (DatasetInfo("spiral", N_("Spiral"), "classification", 2,
                      "Two interleaved spiral arms: needs depth and width to separate."), _spiral),
-        (DatasetInfo("circles", "Circles", "classification", 2,
+        (DatasetInfo("circles", N_("Circles"), "classification", 2,
                      "A disc inside a ring: one curved boundary."), _circles),
         (DatasetInfo("xor", "XOR", "classification", 2,
                      "Opposite quadrants share a class: no single line separates them."), _xor),
-        (DatasetInfo("blobs", "Gaussian blobs", "classification", 3,
+        (DatasetInfo("blobs", N_("Gaussian blobs"), "classification", 3,
                      "Three overlapping Gaussian clouds, three classes."), _blobs),
-        (DatasetInfo("wave", "Wave (regression)", "regression", 0,
+        (DatasetInfo("wave", N_("Wave (regression)"), "regression", 0,
                      "Predict sin(2.5 x) cos(2 y): a smooth surface, mean squared error."), _wave),
     )
 }

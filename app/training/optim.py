@@ -10,6 +10,8 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
+from app.training.messages import N_
+
 __all__ = ["OPTIMIZERS", "Adam", "Optimizer", "OptimizerId", "SGD", "make_optimizer"]
 
 OptimizerId = Literal["adam", "sgd"]
@@ -18,7 +20,7 @@ OptimizerId = Literal["adam", "sgd"]
 class SGD:
     """torch.optim.SGD with momentum: buf = momentum * buf + g, Δ = -lr * buf."""
 
-    name: ClassVar[str] = "SGD with momentum"
+    name: ClassVar[str] = N_("SGD with momentum")
     state_bytes_per_param: ClassVar[int] = 4  # one FP32 momentum buffer
 
     def __init__(self, n_params: int, learning_rate: float, momentum: float = 0.9) -> None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 from app.formats import get_format
+from app.training.messages import N_
 from app.training.optim import OPTIMIZERS, OptimizerId
 
 __all__ = ["RECIPES", "Colour", "Recipe", "RecipeId", "bytes_per_param", "memory_for_model"]
@@ -58,32 +59,32 @@ def _recipe(id: RecipeId, name: str, compute: str, *, gradient: str | None = Non
 
 RECIPES: dict[RecipeId, Recipe] = {r.id: r for r in (
     _recipe("fp32", "FP32", "float32", master=False,
-            summary="Everything in FP32: the reference.",
+            summary=N_("Everything in FP32: the reference."),
             colour=("#1b1b1f", "#f1f1f4")),
     _recipe("tf32", "TF32", "tfloat32", output="float32", weights="float32", master=False,
-            summary="FP32 storage; tensor cores round matrix-product inputs to 10 mantissa bits.",
+            summary=N_("FP32 storage; tensor cores round matrix-product inputs to 10 mantissa bits."),
             colour=("#6b6e76", "#a9acb6"), dash=(2, 3)),
-    _recipe("fp16_no_scaling", "FP16, no loss scaling", "float16",
-            summary="FP16 compute with FP32 master weights, but nothing keeps small gradients in range.",
+    _recipe("fp16_no_scaling", N_("FP16, no loss scaling"), "float16",
+            summary=N_("FP16 compute with FP32 master weights, but nothing keeps small gradients in range."),
             colour=("#c24f00", "#ff8a3d")),
-    _recipe("fp16_static_scaling", "FP16, static loss scaling", "float16", scaling="static",
-            summary="The loss is multiplied by a fixed scale; steps with inf/NaN gradients are skipped.",
+    _recipe("fp16_static_scaling", N_("FP16, static loss scaling"), "float16", scaling="static",
+            summary=N_("The loss is multiplied by a fixed scale; steps with inf/NaN gradients are skipped."),
             colour=("#a46f00", "#e6b13a"), dash=(8, 3)),
-    _recipe("fp16_dynamic_scaling", "FP16, dynamic loss scaling", "float16", scaling="dynamic",
-            summary="torch.autocast with torch.amp.GradScaler: the scale backs off on overflow, grows back.",
+    _recipe("fp16_dynamic_scaling", N_("FP16, dynamic loss scaling"), "float16", scaling="dynamic",
+            summary=N_("torch.autocast with torch.amp.GradScaler: the scale backs off on overflow, grows back."),
             colour=("#0072b2", "#5bb8f0"), dash=(4, 3)),
     _recipe("bf16", "BF16", "bfloat16",
-            summary="BF16 compute with FP32 master weights: FP32's range, so no loss scaling.",
+            summary=N_("BF16 compute with FP32 master weights: FP32's range, so no loss scaling."),
             colour=("#008060", "#2fc99c")),
-    _recipe("fp16_no_master", "FP16 weights, no master copy", "float16", master=False, scaling="dynamic",
-            summary="Pure FP16: the update w + Δ is rounded back to FP16 (with dynamic loss scaling).",
+    _recipe("fp16_no_master", N_("FP16 weights, no master copy"), "float16", master=False, scaling="dynamic",
+            summary=N_("Pure FP16: the update w + Δ is rounded back to FP16 (with dynamic loss scaling)."),
             colour=("#b0407f", "#e98ac0"), dash=(10, 3, 2, 3)),
-    _recipe("bf16_no_master", "BF16 weights, no master copy", "bfloat16", master=False,
-            summary="Pure BF16: the update w + Δ is rounded back to BF16, 8 significant bits.",
+    _recipe("bf16_no_master", N_("BF16 weights, no master copy"), "bfloat16", master=False,
+            summary=N_("Pure BF16: the update w + Δ is rounded back to BF16, 8 significant bits."),
             colour=("#6a4fb0", "#b49cf2"), dash=(6, 2, 2, 2)),
-    _recipe("fp8_hybrid_delayed", "FP8 hybrid, delayed scaling", "float8_e4m3fn", gradient="float8_e5m2",
+    _recipe("fp8_hybrid_delayed", N_("FP8 hybrid, delayed scaling"), "float8_e4m3fn", gradient="float8_e5m2",
             output="bfloat16", delayed=True,
-            summary="E4M3 forward, E5M2 backward, per-tensor scales from an amax history; BF16 outputs.",
+            summary=N_("E4M3 forward, E5M2 backward, per-tensor scales from an amax history; BF16 outputs."),
             colour=("#7a6a00", "#d8cb52"), dash=(1, 2)),
 )}
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from app.training.data import DatasetId
+from app.training.messages import N_
 from app.training.model import ActivationId
 from app.training.optim import OptimizerId
 from app.training.recipes import RecipeId
@@ -43,8 +44,8 @@ _DEFAULT_RECIPES: tuple[RecipeId, ...] = ("fp32", "fp16_no_scaling", "fp16_dynam
 
 SCENARIOS: dict[ScenarioId, Scenario] = {s.id: s for s in (
     Scenario(
-        id="baseline", title="Baseline: every recipe trains",
-        explanation=(
+        id="baseline", title=N_("Baseline: every recipe trains"),
+        explanation=N_(
             "A well-scaled problem: three overlapping clouds of points. Every recipe rounds differently, yet "
             "all end within 0.01 of FP32's loss, closer than FP32's own runs differ from seed to seed."
         ),
@@ -53,8 +54,8 @@ SCENARIOS: dict[ScenarioId, Scenario] = {s.id: s for s in (
         static_loss_scale=2.0**10, growth_interval=100,
     ),
     Scenario(
-        id="tiny_gradients", title="Tiny gradients: FP16 underflows, loss scaling rescues it",
-        explanation=(
+        id="tiny_gradients", title=N_("Tiny gradients: FP16 underflows, loss scaling rescues it"),
+        explanation=N_(
             "The loss is multiplied by 2^-18, as when it is averaged over a very large number of elements, "
             "so every gradient is tiny. FP16's smallest number is 2^-24: gradients up to half of it, 2^-25, "
             "round to zero (those between 2^-25 and 2^-24 round up to 2^-24) and their updates are lost. "
@@ -67,8 +68,8 @@ SCENARIOS: dict[ScenarioId, Scenario] = {s.id: s for s in (
         static_loss_scale=2.0**16, growth_interval=100,
     ),
     Scenario(
-        id="small_updates", title="Small updates: 16-bit weights without a master copy stall",
-        explanation=(
+        id="small_updates", title=N_("Small updates: 16-bit weights without a master copy stall"),
+        explanation=N_(
             "Adam moves each weight by about its learning rate, here 2e-5, a usual rate for fine-tuning. "
             "Between 0.25 and 0.5, neighbouring BF16 numbers are 2^-9 apart and FP16 numbers 2^-12: an "
             "update smaller than half that gap rounds away, so 16-bit weights without a master copy fall far "
@@ -80,8 +81,9 @@ SCENARIOS: dict[ScenarioId, Scenario] = {s.id: s for s in (
         static_loss_scale=2.0**10, growth_interval=100,
     ),
     Scenario(
-        id="large_activations", title="Large activations: scaled gradients overflow FP16, the dynamic scaler backs off",
-        explanation=(
+        id="large_activations",
+        title=N_("Large activations: scaled gradients overflow FP16, the dynamic scaler backs off"),
+        explanation=N_(
             "The inputs are left unnormalised, about a hundred times too large, so the activations reach the "
             "hundreds and the weight gradients computed from them are large, yet inside FP16's range: FP16 "
             "without loss scaling never overflows here. Times the dynamic scaler's starting scale of 65536 they "

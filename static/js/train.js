@@ -9,6 +9,7 @@ import { drawHistograms, makeHistograms } from "./train_histogram.js";
 import { Player } from "./train_player.js";
 import { markStale } from "./train_stale.js";
 import { readEvents } from "./train_stream.js";
+import { englishPage, recipeName, say } from "./train_words.js";
 
 const MEMORY_DELAY_MS = 300;
 const KEPT_RUNS = 8; // finished runs this page keeps, to show again when their settings come back
@@ -18,14 +19,15 @@ const form = $("[data-train-form]");
 const page = form.getAttribute("action"); // /train, or /embed/train in a frame
 const live = $("[data-live]");
 
-const state = { status: "idle", step: 0, steps: 0, message: "" };
+// message: what went wrong; english: whether it is the server's sentence, in English on every page
+const state = { status: "idle", step: 0, steps: 0, message: "", english: false };
 const STATUS = {
   idle: () => "",
-  loading: () => "Starting…",
-  running: () => "Training…",
-  stopped: (s) => `Stopped at step ${s.step} of ${s.steps}.`,
-  done: (s) => `Done: ${s.steps} steps.`,
-  error: () => "The run did not finish.",
+  loading: () => say("Starting…"),
+  running: () => say("Training…"),
+  stopped: (s) => say("Stopped at step {step} of {steps}.", { step: s.step, steps: s.steps }),
+  done: (s) => say("Done: {steps} steps.", { steps: s.steps }),
+  error: () => say("The run did not finish."),
 };
 // The run on the page: { key, query, controller, start, events, snapshots, diverged, done, charts, table, stopped }
 let run = null;
@@ -74,10 +76,12 @@ function render() {
   const progress = $("[data-progress]");
   progress.max = Math.max(state.steps, 1);
   progress.value = run ? run.events.length : 0;
-  $("[data-computed]").textContent = `${progress.value} of ${state.steps} steps`;
+  $("[data-computed]").textContent = say("{done} of {steps} steps", { done: progress.value, steps: state.steps });
   const error = $("[data-live-error]");
   error.hidden = !state.message;
   error.textContent = state.message;
+  if (state.english && !englishPage()) error.lang = "en";
+  else error.removeAttribute("lang");
   live.dataset.state = state.status;
 }
 
@@ -97,7 +101,7 @@ function showStep(n) {
   // a regression reports a loss and no accuracy
   const regression = run.events.length > 0 && Object.values(run.events[0].recipes)[0].accuracy == null;
   drawBoundaries($("[data-boundaries]"), run.start, run.snapshots, n, { regression, done: run.done });
-  $("[data-step]").textContent = `Step ${n} of ${run.start.config.steps}`;
+  $("[data-step]").textContent = say("Step {step} of {steps}", { step: n, steps: run.start.config.steps });
   const diverged = run.diverged.filter((event) => event.step <= n);
   const list = $("[data-live-diverged]");
   if (list.childElementCount !== diverged.length) {
@@ -105,8 +109,13 @@ function showStep(n) {
       const item = document.createElement("li");
       item.dataset.recipe = event.recipe;
       const name = document.createElement("strong");
-      name.textContent = run.start.recipes[event.recipe].name;
-      item.append(name, `: ${event.detail}`);
+      name.textContent = recipeName(event.recipe, run.start.recipes[event.recipe].name);
+      if (englishPage()) {
+        item.append(name, `: ${event.detail}`);
+      } else { // the server's sentence, in English
+        const detail = Object.assign(document.createElement("span"), { lang: "en", textContent: event.detail });
+        item.append(name, ": ", detail);
+      }
       return item;
     }));
   }
@@ -120,7 +129,7 @@ function legend(start) {
       key.className = "recipe-key";
       key.dataset.recipe = id;
       key.setAttribute("aria-hidden", "true");
-      item.append(key, info.name);
+      item.append(key, recipeName(id, info.name));
       return item;
     }),
   );
@@ -133,8 +142,10 @@ function begin(current, uPlot) {
   legend(start);
   makeHistograms($("[data-histograms]"), start);
   makeBoundaries($("[data-boundaries]"), start);
-  $("[data-scenario-title]").textContent = start.scenario.title;
-  $("[data-explanation]").textContent = start.scenario.explanation;
+  // the scenario's words as the page has them, in its language (the run's events give them in English)
+  const option = form.querySelector(`#scenario option[value="${start.scenario.id}"]`);
+  $("[data-scenario-title]").textContent = option?.dataset.title ?? start.scenario.title;
+  $("[data-explanation]").textContent = option?.dataset.explanation ?? start.scenario.explanation;
   $("[data-idle]").hidden = true;
   $("[data-live-body]").hidden = false;
 }
@@ -166,7 +177,7 @@ function handle(current, uPlot, event) {
     player.redraw();
   } else if (event.type === "error") {
     // the server stopped the run (its time limit); its sentence says why
-    Object.assign(state, { status: "error", message: event.detail });
+    Object.assign(state, { status: "error", message: event.detail, english: true });
   }
   schedule();
 }
@@ -188,11 +199,12 @@ function showTable(current) {
   markStale(isStale(), announce);
 }
 
+// The server's sentence (English on every page), or what the page can say of its answer.
 async function refusal(response) {
   try {
-    return (await response.json()).detail;
+    return { message: (await response.json()).detail, english: true };
   } catch {
-    return `The server answered ${response.status}.`;
+    return { message: say("The server answered {status}.", { status: response.status }), english: false };
   }
 }
 
@@ -212,7 +224,7 @@ async function start() {
   const current = { key: runKey(query()), query: query(), controller: new AbortController(), start: null,
     events: [], snapshots: [], diverged: [], done: null, charts: null, table: null, stopped: false };
   run = current;
-  Object.assign(state, { status: "loading", step: 0, steps: 0, message: "" });
+  Object.assign(state, { status: "loading", step: 0, steps: 0, message: "", english: false });
   syncUrl();
   markStale(false, announce);
   render();
@@ -222,17 +234,18 @@ async function start() {
       fetch(`/train/stream?${current.query}`, { signal: current.controller.signal }),
     ]);
     if (!response.ok) {
-      Object.assign(state, { status: "error", message: await refusal(response) });
+      Object.assign(state, { status: "error", ...(await refusal(response)) });
     } else {
       for await (const event of readEvents(response)) {
         if (run === current && !current.stopped) handle(current, uPlot, event);
       }
     }
   } catch (error) {
-    if (error.name !== "AbortError") Object.assign(state, { status: "error", message: error.message });
+    if (error.name !== "AbortError") Object.assign(state, { status: "error", message: error.message, english: false });
   }
   if (run === current && state.status !== "done" && state.status !== "stopped" && !state.message) {
-    Object.assign(state, { status: "error", message: "The connection closed before the run finished." });
+    const message = say("The connection closed before the run finished.");
+    Object.assign(state, { status: "error", message, english: false });
   }
   if (run === current) render();
 }
@@ -260,13 +273,14 @@ async function showFinished(record) {
   run = record;
   begin(record, uPlot);
   for (const event of record.events) record.charts.append(event);
-  Object.assign(state, { status: "done", steps: record.start.config.steps, message: "" });
+  Object.assign(state, { status: "done", steps: record.start.config.steps, message: "", english: false });
   player.load(record.start.config.steps, { playing: false, at: record.events.length });
   if (record.table) showTable(record);
   markStale(false, announce);
   syncUrl();
   render();
-  announce(`These settings were trained already: their run is shown, at step ${record.events.length}.`);
+  announce(say("These settings were trained already: their run is shown, at step {step}.",
+    { step: record.events.length }));
 }
 
 function settingsChanged() {

@@ -2,6 +2,8 @@
 // recipe, a colour per class (or, for regression, from one colour through the background to another). The server
 // predicts the grid at each gradient-histogram snapshot; the page draws the last one at or before the step shown.
 
+import { recipeName, say } from "./train_words.js";
+
 const CLASS_COLOURS = ["--exponent", "--sign", "--mantissa"];
 
 function colour(name) {
@@ -43,23 +45,27 @@ export function makeBoundaries(root, start) {
     figure.dataset.boundary = id;
     const canvas = document.createElement("canvas");
     canvas.setAttribute("role", "img");
-    canvas.setAttribute("aria-label", info.name);
+    const name = recipeName(id, info.name);
+    canvas.setAttribute("aria-label", name);
     const caption = document.createElement("figcaption");
     const note = document.createElement("small");
     note.dataset.boundaryStep = "";
-    note.textContent = "Drawn at the first snapshot, after a few steps.";
+    note.textContent = say("Drawn at the first snapshot, after a few steps.");
     note.dataset.waiting = note.textContent;
     const test = document.createElement("small");
     test.dataset.boundaryTest = "";
-    caption.append(info.name, note, test);
+    caption.append(name, note, test);
     figure.append(canvas, caption);
     root.append(figure);
   }
 }
 
 function testNote(final) {
-  if (final.test_accuracy != null) return `test accuracy ≈${(100 * final.test_accuracy).toFixed(1)}%`;
-  return `test loss ${final.test_loss == null ? "not finite" : `≈${final.test_loss.toPrecision(3)}`}`;
+  if (final.test_accuracy != null) {
+    return say("test accuracy ≈{value}%", { value: (100 * final.test_accuracy).toFixed(1) });
+  }
+  if (final.test_loss == null) return say("test loss not finite");
+  return say("test loss ≈{value}", { value: final.test_loss.toPrecision(3) });
 }
 
 // The last snapshot at or before `step` ({step, grids}, in step order, from the step events' decision_grids);
@@ -86,7 +92,8 @@ export function drawBoundaries(root, start, snapshots, step, { regression, done 
       }
     }
   }
-  const what = regression ? "predicted value" : "predicted class";
+  const over = regression ? "{name}: predicted value over the input plane at step {step}"
+    : "{name}: predicted class over the input plane at step {step}";
   for (const [id, info] of Object.entries(start.recipes)) {
     const figure = root.querySelector(`[data-boundary="${id}"]`);
     const canvas = figure.querySelector("canvas");
@@ -95,13 +102,13 @@ export function drawBoundaries(root, start, snapshots, step, { regression, done 
     if (!shown) {
       canvas.width = canvas.height = 1;
       canvas.getContext("2d").clearRect(0, 0, 1, 1);
-      canvas.setAttribute("aria-label", info.name);
+      canvas.setAttribute("aria-label", recipeName(id, info.name));
       note.textContent = note.dataset.waiting;
       continue;
     }
     paint(canvas, shown.grids[id], regression, extent);
-    canvas.setAttribute("aria-label", `${info.name}: ${what} over the input plane at step ${shown.step}`);
-    note.textContent = `At step ${shown.step}`;
+    canvas.setAttribute("aria-label", say(over, { name: recipeName(id, info.name), step: shown.step }));
+    note.textContent = say("At step {step}", { step: shown.step });
   }
   root.dataset.shownStep = String(shown?.step ?? 0); // the snapshot drawn, for a test to read
 }

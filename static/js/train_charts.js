@@ -2,6 +2,8 @@
 // one uPlot chart each, every recipe a series. Steps are gathered as they arrive; `show(n)` draws the first n,
 // on axes that span every step received, so that the lines do not jump while a run plays or is scrubbed.
 
+import { recipeName, say } from "./train_words.js";
+
 const HEIGHT = 220;
 const SUPERSCRIPT = Object.fromEntries([..."-0123456789"].map((c, i) => [c, "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"[i]]));
 const SERIES = ["loss", "loss_scale", "underflow_fraction"];
@@ -27,7 +29,7 @@ export function loadUPlot() {
     const style = Object.assign(document.createElement("link"), { rel: "stylesheet", href: new URL("../vendor/uPlot.min.css", import.meta.url).href });
     const script = Object.assign(document.createElement("script"), { src: new URL("../vendor/uPlot.iife.min.js", import.meta.url).href });
     script.addEventListener("load", () => resolve(window.uPlot));
-    script.addEventListener("error", () => reject(new Error("The chart library did not load.")));
+    script.addEventListener("error", () => reject(new Error(say("The chart library did not load."))));
     document.head.append(style, script);
   });
   return loading;
@@ -85,7 +87,7 @@ export class LiveCharts {
       series: [
         { label: "step" },
         ...this.ids.map((id, i) => ({
-          label: start.recipes[id].name,
+          label: recipeName(id, start.recipes[id].name),
           stroke: this.styles[i].color,
           dash: this.styles[i].dash,
           width: 2,

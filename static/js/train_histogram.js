@@ -2,6 +2,7 @@
 // the subnormal band, the normal band, and the bars that fall outside them (underflow left, overflow right).
 
 import { power } from "./train_charts.js";
+import { recipeName, say } from "./train_words.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const WIDTH = 360;
@@ -32,7 +33,8 @@ function summary(range, h) {
   const total = h.counts.reduce((a, b) => a + b, 0) + h.zeros + h.nonfinite;
   const below = h.exponents.reduce((sum, e, i) => (e < range.min_subnormal_log2 ? sum + h.counts[i] : sum), 0);
   const share = below ? `≈${((100 * below) / total).toPrecision(2)}` : "0";
-  return `${share}% below min subnormal, ${h.zeros} zero, ${h.nonfinite} inf or NaN`;
+  return say("{share}% below min subnormal, {zeros} zero, {nonfinite} inf or NaN",
+    { share, zeros: h.zeros, nonfinite: h.nonfinite });
 }
 
 function drawOne(figure, info, h, axis, step) {
@@ -40,7 +42,8 @@ function drawOne(figure, info, h, axis, step) {
   const span = axis.high - axis.low + 1;
   const x = (e) => PLOT.left + ((Math.min(Math.max(e, axis.low), axis.high + 1) - axis.low) / span) * (PLOT.right - PLOT.left);
   const svg = figure.querySelector("svg");
-  const label = `${info.name}: gradient exponents in ${range.format}; ${summary(range, h)}`;
+  const label = say("{name}: gradient exponents in {format}; {summary}",
+    { name: recipeName(figure.dataset.histogram, info.name), format: range.format, summary: summary(range, h) });
   svg.setAttribute("aria-label", label);
   const parts = [];
   if (range.min_subnormal_log2 != null) {
@@ -68,13 +71,17 @@ function drawOne(figure, info, h, axis, step) {
     parts.push(node("text", { x: x(e), y: HEIGHT - 6, "text-anchor": "middle" }, power(e)));
   }
   svg.replaceChildren(...parts);
-  figure.querySelector("[data-histogram-note]").textContent = `At step ${step}: ${summary(range, h)}`;
+  const note = say("At step {step}: {summary}", { step, summary: summary(range, h) });
+  figure.querySelector("[data-histogram-note]").textContent = note;
 }
 
 function limits(range) {
-  const normal = range.min_normal_log2 == null ? "" : `, normals from ${power(range.min_normal_log2)}`;
-  const sub = range.min_subnormal_log2 == null ? "" : `subnormals from ${power(range.min_subnormal_log2)}`;
-  return `${range.format}: ${sub}${normal}, max ≈ ${power(Math.floor(range.max_log2))}`;
+  const slots = { format: range.format, max: power(Math.floor(range.max_log2)) };
+  if (range.min_normal_log2 != null) slots.normal = power(range.min_normal_log2);
+  if (range.min_subnormal_log2 != null) slots.subnormal = power(range.min_subnormal_log2);
+  if (slots.subnormal == null) return say("{format}: normals from {normal}, max ≈ {max}", slots);
+  if (slots.normal == null) return say("{format}: subnormals from {subnormal}, max ≈ {max}", slots);
+  return say("{format}: subnormals from {subnormal}, normals from {normal}, max ≈ {max}", slots);
 }
 
 // A figure per recipe, made at the start of a run; drawn again at each histogram snapshot.
@@ -89,12 +96,13 @@ export function makeHistograms(root, start) {
     const caption = document.createElement("figcaption");
     const note = document.createElement("small");
     note.dataset.histogramNote = "";
-    note.textContent = "Drawn at the first snapshot, after a few steps.";
+    note.textContent = say("Drawn at the first snapshot, after a few steps.");
     note.dataset.waiting = note.textContent;
     const range = document.createElement("small");
     range.textContent = limits(info.gradient_range);
-    caption.append(info.name, range, note);
-    figure.append(caption, node("svg", { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: "img", "aria-label": info.name }));
+    const name = recipeName(id, info.name);
+    caption.append(name, range, note);
+    figure.append(caption, node("svg", { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: "img", "aria-label": name }));
     root.append(figure);
   }
 }

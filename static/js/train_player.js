@@ -5,6 +5,8 @@
 //
 // Keys, outside the form's fields: k or Space play and pause; "," and "." (or the left and right arrows) step.
 
+import { say } from "./train_words.js";
+
 const MAX_FRAME_MS = 250; // a longer gap between frames (a busy machine) counts as this much
 
 const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
@@ -32,7 +34,9 @@ export class Player {
     this.play$.addEventListener("click", () => this.toggle(true));
     this.back$.addEventListener("click", () => this.stepBy(-1, true));
     this.forward$.addEventListener("click", () => this.stepBy(1, true));
-    this.speed$.addEventListener("change", () => this.announce(`Speed: ${this.speed} steps a second.`));
+    this.speed$.addEventListener("change", () => {
+      this.announce(say("Speed: {speed} steps a second.", { speed: this.speed }));
+    });
     this.scrub$.addEventListener("input", () => this.seek(Number(this.scrub$.value)));
     this.scrub$.addEventListener("change", () => this.announce(this.where()));
     root.player = this;
@@ -86,7 +90,10 @@ export class Player {
       this.setPlaying(true);
     }
     this.render();
-    if (announce) this.announce(this.playing ? `Playing at ${this.speed} steps a second.` : `Paused. ${this.where()}`);
+    if (announce) {
+      this.announce(this.playing ? say("Playing at {speed} steps a second.", { speed: this.speed })
+        : say("Paused. {where}", { where: this.where() }));
+    }
   }
 
   stepBy(delta, announce) {
@@ -111,12 +118,12 @@ export class Player {
     const ended = this.playing && this.position >= this.total && this.total > 0;
     if (ended) this.setPlaying(false);
     this.render();
-    if (ended) this.announce(`Played to the end. ${this.where()}`);
+    if (ended) this.announce(say("Played to the end. {where}", { where: this.where() }));
   }
 
   setPlaying(playing) {
     this.playing = playing;
-    this.play$.textContent = playing ? "Pause" : "Play";
+    this.play$.textContent = playing ? say("Pause") : say("Play");
     this.root.dataset.playback = playing ? "playing" : "paused";
     cancelAnimationFrame(this.frame);
     if (playing) {
@@ -131,7 +138,7 @@ export class Player {
   }
 
   where() {
-    return `Step ${this.shown} of ${this.total}.`;
+    return say("Step {step} of {steps}.", { step: this.shown, steps: this.total });
   }
 
   render() {
@@ -142,7 +149,7 @@ export class Player {
     this.scrub$.max = String(this.total);
     this.scrub$.value = String(shown);
     this.scrub$.disabled = this.received === 0;
-    this.scrub$.setAttribute("aria-valuetext", `Step ${shown} of ${this.total}`);
+    this.scrub$.setAttribute("aria-valuetext", say("Step {step} of {steps}", { step: shown, steps: this.total }));
     if (shown !== this.shown) {
       this.shown = shown;
       this.showStep(shown);

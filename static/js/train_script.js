@@ -1,6 +1,8 @@
 // "Take it home" (templates/_train_script.html): the download links and the script shown follow the form, as the
 // URL does. The server writes every script; this builds the links' queries and fetches the first recipe's script.
 
+import { englishPage, say } from "./train_words.js";
+
 const section = document.querySelector("[data-take-home]");
 const form = document.querySelector("[data-train-form]");
 const download = `${form.getAttribute("action")}/script.py`; // under /embed/ in a frame
@@ -42,9 +44,12 @@ function link(settings, id) {
   return item;
 }
 
-function show(ok, text = "") {
+// english: the text is the server's sentence (a refusal), in English on every page
+function show(ok, text = "", english = false) {
   list.hidden = view.hidden = !ok;
   message.textContent = text;
+  if (english && !englishPage()) message.lang = "en";
+  else message.removeAttribute("lang");
 }
 
 const first = chosen();
@@ -54,7 +59,7 @@ let asked = 0;
 async function update() {
   const { settings, ids } = chosen();
   list.replaceChildren(...ids.map((id) => link(settings, id)));
-  if (!ids.length) return show(false, "Choose a recipe above to get its script.");
+  if (!ids.length) return show(false, say("Choose a recipe above to get its script."));
   const wanted = query(settings, ids[0]);
   if (wanted === shown) return show(true);
   const ticket = ++asked;
@@ -62,13 +67,16 @@ async function update() {
     const response = await fetch(`/train/script.json?${wanted}`);
     const body = await response.json();
     if (ticket !== asked) return;
-    if (!response.ok) return show(false, body.detail);
+    if (!response.ok) return show(false, body.detail, true);
     section.querySelector("[data-script-code]").textContent = body.script;
-    section.querySelector("[data-script-name]").textContent = body.name;
+    section.querySelector("[data-script-name]").textContent = recipes[body.recipe]?.name ?? body.name;
     shown = wanted;
     show(true);
   } catch {
-    if (ticket === asked) message.textContent = "The script could not be fetched just now; its links still work.";
+    if (ticket === asked) {
+      message.textContent = say("The script could not be fetched just now; its links still work.");
+      message.removeAttribute("lang");
+    }
   }
 }
 

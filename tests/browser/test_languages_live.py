@@ -125,8 +125,8 @@ def test_listen_speaks_each_passage_in_its_language_with_a_voice_of_it(page: Pag
     expect(toggle).to_have_text("Dinle")  # the controls speak the page's language
     toggle.click()
     spoken = _spoken(page)
-    assert spoken and {piece["lang"] for piece in spoken} == {"en"}  # the guide is not translated yet: English
-    assert {piece["voice"] for piece in spoken} == {"en-US"}
+    assert spoken and {piece["lang"] for piece in spoken} == {"tr"}  # the guide, translated, in Turkish
+    assert {piece["voice"] for piece in spoken} == {"tr-TR"}
     expect(toggle).to_have_text("Duraklat")
     page.locator("[data-listen-stop]").click()
     # a passage in Greek is read in Greek, with the Greek voice

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import jwt
+from cryptography.hazmat.primitives import serialization
 from sqlalchemy import Engine
 
 from app.quiz import BitPattern, ChoiceQuestion, Numeric, Question, load_bank, question_from_id
@@ -122,3 +124,9 @@ def verdicts(html: str) -> dict[str, str]:
         if "data-feedback" in attrs:
             found[question] = attrs["data-correct"]
     return found
+
+
+def public_key_pem(client) -> bytes:  # type: ignore[no-untyped-def]
+    """The site's signing key as PEM, read from its published JWKS, as a verifier gets it."""
+    (jwk,) = client.get("/.well-known/jwks.json").json()["keys"]
+    return jwt.PyJWK(jwk).key.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)

@@ -22,6 +22,8 @@ PAGES = {
     "/learn/number-formats": "visualiser.js",
     "/compare?value=0.3952": "compare.js",
     "/visualise/mxfp4?preset=outlier": "block_view.js",
+    "/train": "train.js",
+    "/embed/compare?value=0.1": "embed.js",
 }
 
 
@@ -43,6 +45,7 @@ def test_every_entry_module_a_template_names_is_one_the_makefile_bundles():
 def test_the_page_loads_its_bundle_which_imports_nothing(client, url):
     page = Elements(client.get(url).text)
     modules = [a["src"] for tag, a in page.tags if tag == "script" and a.get("type") == "module"]
+    modules += [a["data-figure-module"] for a in page.having("data-figure-module")]  # a guide's figure's script
     bundle = [src for src in modules if re.fullmatch(rf"/static/[0-9a-f]{{12}}/bundle/{PAGES[url]}", src)]
     assert bundle, f"{url} loads {modules}, not its bundle: run `make setup`"
     response = client.get(bundle[0])

@@ -13,7 +13,6 @@ from urllib.parse import urlsplit
 import jsonschema_rs
 import jwt
 import pytest
-from cryptography.hazmat.primitives import serialization
 from openbadgeslib.ob3.did import resolve_did
 from openbadgeslib.ob3.ldp import OB3LdpVerifier
 from openbadgeslib.ob3.verifier import OB3VerificationError, OB3Verifier
@@ -21,7 +20,7 @@ from openbadgeslib.ob3.verifier import OB3VerificationError, OB3Verifier
 from app.store.certificates import get_certificate, revoke_certificate
 from app.store.database import open_session
 from tests.helpers.html import Elements
-from tests.helpers.quiz import take_attempt
+from tests.helpers.quiz import public_key_pem, take_attempt
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "reference" /
                      "ob_v3p0_achievementcredential_schema.json").read_text(encoding="utf-8"))
@@ -91,11 +90,6 @@ def test_an_unknown_key_url_is_a_404_with_a_sentence(client):
 # Checked with openbadgeslib, an Open Badges 3.0 verifier written apart from this site: its eddsa-rdfc-2022
 # verifier (PyLD canonicalisation, its own pinned contexts) and its W3C Bitstring Status List check.
 
-def _public_key_pem(client) -> bytes:  # type: ignore[no-untyped-def]
-    (jwk,) = client.get("/.well-known/jwks.json").json()["keys"]
-    return jwt.PyJWK(jwk).key.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
-
-
 def _download_from(client):  # type: ignore[no-untyped-def]
     """What a verifier fetches a statusListCredential URL with: here the site itself, through the test client."""
     base = client.app.state.settings.public_base_url
@@ -119,11 +113,11 @@ def test_an_independent_verifier_checks_the_data_integrity_proof_with_the_publis
     document = _with_proof(client, certificate_id)
     [proof] = document["proof"]
     assert proof["type"] == "DataIntegrityProof" and proof["cryptosuite"] == "eddsa-rdfc-2022"
-    verified = OB3LdpVerifier(pubkey_pem=_public_key_pem(client)).verify(document)
+    verified = OB3LdpVerifier(pubkey_pem=public_key_pem(client)).verify(document)
     assert verified.issuer is not None and verified.issuer.id == f"{client.app.state.settings.public_base_url}/"
     # The proof's did:key resolves, offline, to the very key the JWKS publishes.
     did = proof["verificationMethod"].split("#")[0]
-    assert resolve_did(did) == _public_key_pem(client)
+    assert resolve_did(did) == public_key_pem(client)
     # The same credential as the VC-JWT, and as valid by 1EdTech's schema.
     claims = jwt.decode(token, options={"verify_signature": False})
     assert {name: value for name, value in document.items() if name != "proof"} == {
@@ -142,26 +136,26 @@ def test_a_changed_credential_fails_its_data_integrity_proof(client, change):
     document = _with_proof(client, certificate_id)
     change(document)
     with pytest.raises(OB3VerificationError):
-        OB3LdpVerifier(pubkey_pem=_public_key_pem(client)).verify(document)
+        OB3LdpVerifier(pubkey_pem=public_key_pem(client)).verify(document)
 
 
 def test_an_offline_copy_learns_of_its_revocation_from_the_signed_status_list(client):
     certificate_id, token = _issued(client)
     _, other_token = _issued(client)
     document = _with_proof(client, certificate_id)
-    verifier = OB3Verifier(pubkey_pem=_public_key_pem(client))
+    verifier = OB3Verifier(pubkey_pem=public_key_pem(client))
     download = _download_from(client)
     # verify_status_list: the list's own signature is checked, and its issuer must be the credential's.
     for checked in (token, other_token):
         verifier.verify(checked, check_status=True, verify_status_list=True, download=download)
-    OB3LdpVerifier(pubkey_pem=_public_key_pem(client)).verify(document, check_status=True, download=download)
+    OB3LdpVerifier(pubkey_pem=public_key_pem(client)).verify(document, check_status=True, download=download)
 
     with open_session(client.app.state.engine) as session:
         revoke_certificate(session, certificate_id, "Issued by mistake.")
     with pytest.raises(OB3VerificationError, match="revocation"):
         verifier.verify(token, check_status=True, verify_status_list=True, download=download)
     with pytest.raises(OB3VerificationError, match="revocation"):
-        OB3LdpVerifier(pubkey_pem=_public_key_pem(client)).verify(document, check_status=True, download=download)
+        OB3LdpVerifier(pubkey_pem=public_key_pem(client)).verify(document, check_status=True, download=download)
     # Only its own bit is set: the other certificate still verifies.
     verifier.verify(other_token, check_status=True, verify_status_list=True, download=download)
 

@@ -328,9 +328,16 @@ def template_forms(text: str) -> list[tuple[str, str]]:
     return [(given.get("class", ""), given.get("action", "")) for tag, given in Elements(text).tags if tag == "form"]
 
 
+_URL_CALL = re.compile(r"\{\{\s*url\('([^']*)'\)\s*\}\}")  # {{ url('/learn/quantisation#live') }}
+_LANGUAGE = "\x00"  # where url() puts the page's language prefix (/tr), or nothing in English
+
+
 def _action_pattern(action: str) -> re.Pattern[str]:
-    """A template's action as a pattern: each Jinja expression matches whatever it renders to."""
-    return re.compile(".*".join(re.escape(part) for part in re.split(r"\{\{.*?\}\}", action.split("#")[0])))
+    """A template's action as a pattern: url('/path') matches the path in any language, each other Jinja expression
+    whatever it renders to; the fragment is left out."""
+    action = _URL_CALL.sub(lambda call: _LANGUAGE + call[1], action).split("#")[0]
+    pattern = ".*".join(re.escape(part) for part in re.split(r"\{\{.*?\}\}", action))
+    return re.compile(pattern.replace(re.escape(_LANGUAGE), "(?:/[a-z]{2})?"))
 
 
 def test_no_form_in_any_template_escapes_the_crawl(site: TestClient, site_forms: list[Form]):

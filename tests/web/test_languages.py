@@ -122,10 +122,13 @@ def test_the_home_page_is_translated_and_its_links_keep_the_language(client):
     assert "Visualise one format" in english.text
 
 
-def test_an_untranslated_page_keeps_its_content_marked_english(client):
-    page = client.get("/tr/formats").text
-    assert attrs_of(page, "html")["lang"] == "tr"
-    assert attrs_of(page, "main")["lang"] == "en"
+@pytest.mark.parametrize("url", ["/formats", "/quiz", "/train", "/visualise/float16?value=0.1", "/learn/glossary"])
+def test_a_translated_page_says_its_content_is_in_its_language(client, url):
+    # base.html marks <main> English unless a page says its content is translated (content_language)
+    assert attrs_of(client.get(url).text, "main")["lang"] == "en"
+    for prefix in PREFIXES:
+        page = client.get(prefix + url).text
+        assert attrs_of(page, "html")["lang"] == attrs_of(page, "main")["lang"] == prefix[1:]
 
 
 def test_the_footer_says_the_translation_is_an_unreviewed_machine_draft(client):

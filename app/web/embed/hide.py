@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from urllib.parse import parse_qsl
 
 from app.refusal import Refusal
+from app.web.platform.translations import N_
 
 PARAM = "hide"
 
@@ -25,29 +26,29 @@ class Part:
     label: str
 
 
-INTRO = Part("intro", "the introduction")
-EMBED = Part("embed", "the Embed button")
+INTRO = Part("intro", N_("the introduction"))  # the labels translated where shown (templates/embed/_share.html)
+EMBED = Part("embed", N_("the Embed button"))
 
 # Each kind of embeddable page (app/web/embed/pages.py `Embeddable.kind`) and what of it can be hidden, in page order.
 VOCABULARY: dict[str, tuple[Part, ...]] = {
     "train": (
-        INTRO, Part("scenarios", "the scenario links"), Part("settings", "the settings (recipes and all fields)"),
-        Part("memory", "the memory table"), EMBED,
+        INTRO, Part("scenarios", N_("the scenario links")),
+        Part("settings", N_("the settings (recipes and all fields)")), Part("memory", N_("the memory table")), EMBED,
     ),
     "visualise": (
-        INTRO, Part("controls", "the value, rounding and overflow controls"),
-        Part("formats", "the links to other formats"), Part("numberline", "the number line"), EMBED,
+        INTRO, Part("controls", N_("the value, rounding and overflow controls")),
+        Part("formats", N_("the links to other formats")), Part("numberline", N_("the number line")), EMBED,
     ),
     "block": (
-        INTRO, Part("presets", "the preset blocks"), Part("controls", "the values box"), EMBED,
+        INTRO, Part("presets", N_("the preset blocks")), Part("controls", N_("the values box")), EMBED,
     ),
     "compare": (
-        INTRO, Part("controls", "the value, rounding and overflow controls"),
-        Part("blocks", "the block formats table"), EMBED,
+        INTRO, Part("controls", N_("the value, rounding and overflow controls")),
+        Part("blocks", N_("the block formats table")), EMBED,
     ),
     "accumulation": (
-        INTRO, Part("controls", "the format, values and method controls"),
-        Part("explain", "the explanation of the methods"), EMBED,
+        INTRO, Part("controls", N_("the format, values and method controls")),
+        Part("explain", N_("the explanation of the methods")), EMBED,
     ),
 }
 

@@ -21,9 +21,10 @@ from app.deps import SettingsDep
 from app.formats import BLOCK_FORMAT_IDS, CUSTOM_ID, SCALAR_FORMATS
 from app.web.embed import hide
 from app.web.embed.schemas import OEmbed
-from app.web.platform.languages import current_language, unprefixed
+from app.web.platform.languages import ENGLISH, LANGUAGES, current_language, speaking, unprefixed
 from app.web.platform.rendering import EMBED_PREFIX, templates
 from app.web.platform.schemas import refused
+from app.web.platform.translations import N_, gettext
 
 router = APIRouter()
 
@@ -49,7 +50,10 @@ class Embeddable:
 
     @property
     def title(self) -> str:
-        return f"Precision Lab: {self.what}"
+        """The frame's title, in the embedded page's own language (whatever the language of the request)."""
+        language = next((lang for lang in LANGUAGES if lang.prefix == self.language), ENGLISH)
+        with speaking(language):
+            return f"Precision Lab: {gettext(self.what)}"
 
     @property
     def full_page(self) -> str:
@@ -96,16 +100,16 @@ def embeddable(path: str, query: str = "") -> Embeddable | None:
     """The embeddable page at `path` (its full or its /embed/ address), or None where there is none."""
     page = path.removeprefix(EMBED_PREFIX) if path.startswith(EMBED_PREFIX + "/") else path
     if page == "/compare":
-        return Embeddable(page, query, "one value in every number format", 760, "compare")
+        return Embeddable(page, query, N_("one value in every number format"), 760, "compare")
     if page == "/train":
-        return Embeddable(page, query, "mixed-precision training demo", 900, "train")
+        return Embeddable(page, query, N_("mixed-precision training demo"), 900, "train")
     if page == "/learn/accumulation":
-        return Embeddable(page, query, "accumulation figure", 1000, "accumulation")
+        return Embeddable(page, query, N_("accumulation figure"), 1000, "accumulation")
     match = _VISUALISE.fullmatch(page)
     if match and match[1] in _BLOCK_IDS and (match[1] not in _SCALAR_IDS or _asks_for_a_block(query)):
-        return Embeddable(page, query, "block format visualiser", 1100, "block")
+        return Embeddable(page, query, N_("block format visualiser"), 1100, "block")
     if match and match[1] in _SCALAR_IDS:
-        return Embeddable(page, query, "number format visualiser", 720, "visualise")
+        return Embeddable(page, query, N_("number format visualiser"), 720, "visualise")
     return None
 
 

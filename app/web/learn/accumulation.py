@@ -31,16 +31,26 @@ from app.learn import (
 from app.web.learn.accumulation_chart import chart
 from app.web.learn.accumulation_schemas import AccumulationFigure
 from app.web.platform.page_cache import cached_page
+from app.web.platform.refusals import refusal_sentence
 from app.web.platform.rendering import EMBED_PREFIX, link_prefix, render
 from app.web.platform.schemas import refused
+from app.web.platform.translations import N_, gettext, prose_decimal
 from app.web.visualise.present import relative, shown, visualise_url
 
 router = APIRouter()
 
 PATH = "/learn/accumulation"
 DEFAULTS = {"format": "bfloat16", "distribution": "uniform", "n": "10000", "seed": "0"}
-WIDER_THAN_FP32 = ("FP32 accumulation is left out for FP64: FP32 is narrower, so it would round FP64's values "
+WIDER_THAN_FP32 = N_("FP32 accumulation is left out for FP64: FP32 is narrower, so it would round FP64's values "
                    "rather than keep their sum.")
+# The core's names of the methods and the distributions (app/formats, app/learn stay English: the API speaks them),
+# marked here and translated where the page shows them; the distributions also as they read inside a sentence.
+METHOD_NAMES = (N_("Same-format accumulation"), N_("FP32 accumulation"), N_("Pairwise summation"),
+                N_("Kahan (compensated) summation"))
+DISTRIBUTION_NAMES = (N_("Uniform on [0, 1)"), N_("All ones"), N_("Normal (mean 0, standard deviation 1)"),
+                      N_("Long tail (lognormal, σ = 2)"))
+IN_A_SENTENCE = {"uniform": N_("uniform on [0, 1)"), "ones": N_("all ones"),
+                 "normal": N_("normal (mean 0, standard deviation 1)"), "lognormal": N_("long tail (lognormal, σ = 2)")}
 
 
 def _figure(format_id: str, distribution: str, n: str, seed: str,
@@ -57,28 +67,33 @@ def _figure(format_id: str, distribution: str, n: str, seed: str,
 def _note(r: MethodResult, format_name: str) -> str:
     if r.overflow_step is not None:
         kind = "NaN" if r.result.kind == "nan" else "inf"
-        return f"overflowed to {kind} by step {r.overflow_step:,}"
+        return gettext("overflowed to %(kind)s by step %(step)s") % {
+            "kind": kind, "step": prose_decimal(r.overflow_step)}
     if r.result.kind != "finite":
-        return f"the FP32 sum is beyond {format_name}'s range: rounding it gave {r.result.exact_string()}"
+        return gettext("the FP32 sum is beyond %(format)s's range: rounding it gave %(value)s") % {
+            "format": format_name, "value": r.result.exact_string()}
     if r.stall is not None and r.stall_value is not None:
-        return f"stopped growing at step {r.stall:,}, at {r.stall_value.exact_string()}"
+        return gettext("stopped growing at step %(step)s, at %(value)s") % {
+            "step": prose_decimal(r.stall), "value": r.stall_value.exact_string()}
     return ""
 
 
 def _rows(figure: Accumulation) -> list[dict[str, Any]]:
     name = FORMATS[figure.format_id].name
-    return [{"method": r.method, "name": r.name, "result": shown(r.result, 24, 8), "error": shown(r.error, 24, 4),
-             "rel_error": relative(r.rel_error), "note": _note(r, name)} for r in figure.results]
+    return [{"method": r.method, "name": gettext(r.name), "result": shown(r.result, 24, 8),
+             "error": shown(r.error, 24, 4), "rel_error": relative(r.rel_error), "note": _note(r, name)}
+            for r in figure.results]
 
 
 def _stall_sentence(figure: Accumulation) -> str | None:
     naive = next((r for r in figure.results if r.method == "naive"), None)
     if naive is None or naive.stall is None or naive.stall_value is None:
         return None
-    value = naive.stall_value.exact_string()
-    return (f"Same-format accumulation stops at {value} after step {naive.stall:,}: from there on no value is more "
-            f"than half the spacing between {FORMATS[figure.format_id].name} numbers near {value}, so adding it "
-            f"rounds back to {value}. The exact sum of all {figure.n:,} values is {_short(figure.exact_sum)}.")
+    return gettext("Same-format accumulation stops at %(value)s after step %(step)s: from there on no value is more "
+                   "than half the spacing between %(format)s numbers near %(value)s, so adding it rounds back to "
+                   "%(value)s. The exact sum of all %(n)s values is %(exact)s.") % {
+        "value": naive.stall_value.exact_string(), "step": prose_decimal(naive.stall),
+        "format": FORMATS[figure.format_id].name, "n": prose_decimal(figure.n), "exact": _short(figure.exact_sum)}
 
 
 def _short(x: Real | Fraction) -> str:
@@ -95,10 +110,11 @@ def _stall_href(figure: Accumulation, prefix: str) -> str | None:
 
 
 def _describe(figure: Accumulation) -> str:
-    parts = [f"{r.name}: {_short(r.result)}" for r in figure.results]
-    return (f"Running sums of {figure.n:,} values ({ACCUMULATION_DISTRIBUTIONS[figure.distribution].lower()}) in "
-            f"{FORMATS[figure.format_id].name}, against the step on a log scale. Exact sum "
-            f"{_short(figure.exact_sum)}; " + "; ".join(parts) + ".")
+    parts = [f"{gettext(r.name)}: {_short(r.result)}" for r in figure.results]
+    return gettext("Running sums of %(n)s values (%(distribution)s) in %(format)s, against the step on a log scale. "
+                   "Exact sum %(exact)s; %(sums)s.") % {
+        "n": prose_decimal(figure.n), "distribution": gettext(IN_A_SENTENCE[figure.distribution]),
+        "format": FORMATS[figure.format_id].name, "exact": _short(figure.exact_sum), "sums": "; ".join(parts)}
 
 
 @router.get(PATH, include_in_schema=False, dependencies=[rate_limited("sums")])
@@ -119,17 +135,19 @@ def accumulation_page(
         "values": {"format": format_id, "distribution": distribution, "n": n, "seed": seed,
                    "methods": methods or list(SUMMATION_METHODS)},
         "formats": [FORMATS[f] for f in SUMMABLE_FORMATS], "distributions": ACCUMULATION_DISTRIBUTIONS,
-        "methods": SUMMATION_METHODS, "max_values": MAX_VALUES, "max_seed": MAX_SEED, "prefix": prefix,
+        "methods": SUMMATION_METHODS, "in_a_sentence": IN_A_SENTENCE, "max_values": MAX_VALUES, "max_seed": MAX_SEED,
+        "prefix": prefix,
         "error": None, "figure": None, "path": PATH,
     }
     try:
         figure, note = _figure(format_id, distribution, n, seed, methods)
     except (AccumulationInputError, NotSummableError) as error:
-        context["error"] = str(error)
+        context["error"] = refusal_sentence(error)  # in the page's language where the catalogs have it
+        context["error_english"] = context["error"] == str(error)
         return render(request, "learn/accumulation.html", context, fragment="figure", status_code=422)
     spec = FORMATS[figure.format_id]
     context |= {
-        "figure": figure, "spec": spec, "note": note, "chart": chart(figure, _describe(figure)),
+        "figure": figure, "spec": spec, "note": note and gettext(note), "chart": chart(figure, _describe(figure)),
         "rows": _rows(figure), "stall": _stall_sentence(figure), "exact": shown(figure.exact_sum, 40, 12),
         "stall_href": _stall_href(figure, prefix),
     }

@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from app.learn import Accumulation
+from app.web.learn.memory_calculator import local_digits
+from app.web.platform.translations import gettext, prose_decimal
 
 WIDTH, HEIGHT = 720, 300
 LEFT, RIGHT, TOP, BOTTOM = 64, 34, 14, 34
@@ -57,8 +59,8 @@ def _round_step(span: float) -> float:
 
 
 def _number(x: float) -> str:
-    """A tick label: 256, 1.5, 2e+05."""
-    return f"{x:.6g}" if abs(x) < 1e6 else f"{x:.3g}"
+    """A tick label in the page's notation: 256, 1.5 (1,5 in Turkish), 2e+05."""
+    return local_digits(f"{x:.6g}" if abs(x) < 1e6 else f"{x:.3g}")
 
 
 def _path(steps: Sequence[int], values: Sequence[float], x: Callable[[int], float], y: Callable[[float], float]) -> str:
@@ -96,10 +98,12 @@ def chart(figure: Accumulation, describe: str) -> Chart:
     every = _round_step(high - low)
     y_ticks = tuple(Tick(y(k * every), _number(k * every))
                     for k in range(math.ceil(low / every), math.floor(high / every) + 1))
-    x_ticks = tuple(Tick(x(10**p), f"{10**p:,}") for p in range(int(math.log10(steps[-1])) + 1))
+    x_ticks = tuple(Tick(x(10**p), prose_decimal(10**p)) for p in range(int(math.log10(steps[-1])) + 1))
     series = tuple(Series(key, _path(steps, values, x, y)) for key, values in lines.items())
     markers = tuple(
-        Marker(r.method, x(r.stall), y(r.at_counts[-1]), f"stalls at {_number(r.at_counts[-1])}, step {r.stall:,}")
+        Marker(r.method, x(r.stall), y(r.at_counts[-1]),
+               gettext("stalls at %(value)s, step %(step)s") % {"value": _number(r.at_counts[-1]),
+                                                                  "step": prose_decimal(r.stall)})
         for r in figure.results if r.stall is not None
     )
     return Chart(describe, series, markers, x_ticks, y_ticks)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from app.web.platform.rendering import ROOT
+from app.web.platform.translations import N_
 
 WORDS_PER_MINUTE = 220  # silent reading of non-fiction, the middle of the usual 200-250
 _TEMPLATE_SYNTAX = re.compile(r"{#.*?#}|{%.*?%}|{{.*?}}", re.DOTALL)
@@ -21,7 +22,7 @@ _WORD = re.compile(r"[^\W_](?:[\w'’.,-]*[^\W_])?")
 @dataclass(frozen=True)
 class Guide:
     slug: str
-    title: str
+    title: str  # English, marked N_: shown translated, {{ _(guide.title) }}
     summary: str
     related: tuple[str, ...]  # slugs of the guides to read next
 
@@ -46,21 +47,21 @@ class Guide:
 
 GUIDES: dict[str, Guide] = {g.slug: g for g in (
     Guide(
-        "number-formats", "Number formats",
-        "How sign, exponent and mantissa store a number, why range and precision pull against each other, and "
-        "where FP64, FP32, TF32, FP16, BF16, FP8, FP6, FP4 and the MX formats are used.",
+        "number-formats", N_("Number formats"),
+        N_("How sign, exponent and mantissa store a number, why range and precision pull against each other, and "
+           "where FP64, FP32, TF32, FP16, BF16, FP8, FP6, FP4 and the MX formats are used."),
         ("mixed-precision-training", "quantisation"),
     ),
     Guide(
-        "mixed-precision-training", "Mixed-precision training",
-        "Training in 16 and 8 bits without losing what matters: FP32 master weights, loss scaling, FP32 "
-        "accumulation, what autocast keeps in FP32, and what it all saves.",
+        "mixed-precision-training", N_("Mixed-precision training"),
+        N_("Training in 16 and 8 bits without losing what matters: FP32 master weights, loss scaling, FP32 "
+           "accumulation, what autocast keeps in FP32, and what it all saves."),
         ("number-formats", "quantisation"),
     ),
     Guide(
-        "quantisation", "Quantisation",
-        "Storing a trained network in 8 or 4 bits: INT8, INT4 and NF4, post-training quantisation against "
-        "quantisation-aware training, block scaling, and the error each format adds, measured live.",
+        "quantisation", N_("Quantisation"),
+        N_("Storing a trained network in 8 or 4 bits: INT8, INT4 and NF4, post-training quantisation against "
+           "quantisation-aware training, block scaling, and the error each format adds, measured live."),
         ("number-formats", "mixed-precision-training"),
     ),
 )}

@@ -16,7 +16,9 @@ from app.hardware import (
     load_published,
     load_training,
 )
+from app.web.learn.memory_calculator import local_digits
 from app.web.platform.rendering import render
+from app.web.platform.translations import gettext
 
 router = APIRouter()
 
@@ -54,10 +56,16 @@ def _published_rows(accelerators: tuple[PublishedAccelerator, ...]) -> list[dict
     return rows
 
 
-def _with_matrix_peak(accelerators: tuple[PublishedAccelerator, ...], format_id: str) -> str:
-    """The accelerators with a matrix-unit peak for a format, as a list in a sentence: "A, B and C"."""
-    names = [a.name for a in accelerators if any(p.format == format_id and p.engine == "tensor" for p in a.peaks)]
-    return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else "".join(names)
+def _with_matrix_peak(accelerators: tuple[PublishedAccelerator, ...], format_id: str) -> tuple[str, ...]:
+    """The accelerators with a matrix-unit peak for a format."""
+    return tuple(a.name for a in accelerators if any(p.format == format_id and p.engine == "tensor" for p in a.peaks))
+
+
+def in_a_sentence(names: tuple[str, ...]) -> str:
+    """Names as a list in a sentence of the page's language: "A, B and C"."""
+    if len(names) < 2:
+        return "".join(names)
+    return gettext("%(names)s and %(last)s") % {"names": ", ".join(names[:-1]), "last": names[-1]}
 
 
 def _matching(file: MeasuredFile, accelerators: tuple[PublishedAccelerator, ...]) -> PublishedAccelerator | None:
@@ -91,4 +99,8 @@ def _data() -> dict[str, Any]:
 
 @router.get("/learn/hardware", include_in_schema=False)
 def hardware_page(request: Request) -> HTMLResponse:
-    return render(request, "learn/hardware.html", _data())
+    data = _data()
+    return render(request, "learn/hardware.html", data | {
+        "fp64_matrix": in_a_sentence(data["fp64_matrix"]), "fp32_matrix": in_a_sentence(data["fp32_matrix"]),
+        "local": local_digits,
+    })

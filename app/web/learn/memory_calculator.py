@@ -6,6 +6,7 @@ import math
 from fractions import Fraction
 from typing import Annotated, Any
 
+from babel.numbers import get_decimal_symbol, get_group_symbol
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
@@ -27,21 +28,39 @@ from app.training import (
     weight_format_named,
 )
 from app.web.learn.schemas import MemoryEstimate
+from app.web.platform.languages import current_language
 from app.web.platform.rendering import render
 from app.web.platform.schemas import refused
+from app.web.platform.translations import N_, gettext
 
 router = APIRouter()
 
 DEFAULTS = {"params": "7B", "format": "bfloat16", "recipe": "bf16", "optimizer": "adam", "devices": "8", "stage": "3"}
-# (part, column heading, words in a sentence)
-PARTS = (("weights", "Weights", "weights"), ("master_weights", "FP32 master weights", "FP32 master weights"),
-         ("gradients", "Gradients", "gradients"), ("optimizer_states", "Optimizer states", "optimizer states"))
-STAGE_SHARDS = ("nothing", "optimizer states and master weights", "… and gradients", "… and weights: everything")
+# (part, column heading, words in a sentence), translated where the page shows them
+PARTS = (("weights", N_("Weights"), N_("weights")),
+         ("master_weights", N_("FP32 master weights"), N_("FP32 master weights")),
+         ("gradients", N_("Gradients"), N_("gradients")),
+         ("optimizer_states", N_("Optimizer states"), N_("optimizer states")))
+STAGE_SHARDS = (N_("nothing"), N_("optimizer states and master weights"), N_("… and gradients"),
+                N_("… and weights: everything"))
+# The core's recipe and optimizer names that the page shows, marked here: the core stays English (the API speaks it)
+CORE_NAMES = (N_("FP16, no loss scaling"), N_("FP16, static loss scaling"), N_("FP16, dynamic loss scaling"),
+              N_("FP16 weights, no master copy"), N_("BF16 weights, no master copy"),
+              N_("FP8 hybrid, delayed scaling"), N_("SGD with momentum"))
 PARAMS_DOC = "number of parameters: 7B, 70B, 1.5T, 350M, 7e9 or 7000000000"
-NOT_INCLUDED = ("The calculator counts only what grows with the number of parameters. Activations, the KV cache, "
+NOT_INCLUDED = N_("The calculator counts only what grows with the number of parameters. Activations, the KV cache, "
                 "temporary buffers and the framework's own memory are left out: activations and the KV cache grow "
                 "with the batch size and the sequence length instead.")
 UNITS = "GB is 10^9 bytes; GiB is 2^30 bytes."
+
+
+def local_digits(text: str) -> str:
+    """A number the lab wrote with "," grouping and "." decimals (1,234.5) in the page's language (1.234,5)."""
+    locale = current_language().locale
+    decimal, group = get_decimal_symbol(locale), get_group_symbol(locale)
+    if (decimal, group) == (".", ","):
+        return text
+    return text.translate({ord(","): group, ord("."): decimal})
 
 
 def _report(params: str, format_id: str, recipe: str, optimizer: str, devices: str, stage: str) -> MemoryReport:
@@ -53,15 +72,15 @@ def amount(n_bytes: Fraction, unit: int = BYTES_PER_GB) -> str:
     """Bytes in GB (or GiB): exact where two decimals hold it, else "≈" and rounded."""
     value = n_bytes / unit
     if value and value < Fraction(1, 100):
-        return f"≈ {float(value):.2g}"
+        return local_digits(f"≈ {float(value):.2g}")
     text = f"{float(value):,.2f}".rstrip("0").rstrip(".")
-    return text if Fraction(text.replace(",", "")) == value else f"≈ {text}"
+    return local_digits(text if Fraction(text.replace(",", "")) == value else f"≈ {text}")
 
 
 def number(x: Fraction | int) -> str:
     """A count of bytes or bits that may have a fraction: 4.25, 16, 1.03125."""
     text = f"{float(x):,.5f}".rstrip("0").rstrip(".")
-    return text if Fraction(text.replace(",", "")) == x else f"≈ {text}"
+    return local_digits(text if Fraction(text.replace(",", "")) == x else f"≈ {text}")
 
 
 def _view(report: MemoryReport) -> dict[str, Any]:
@@ -73,8 +92,9 @@ def _view(report: MemoryReport) -> dict[str, Any]:
                        "gib": amount(b, BYTES_PER_GIB)} for spec, b in report.inference],
         "training": [{"recipe": recipe, "per_param": per_param, "gb": amount(Fraction(per_param["total"] * n))}
                      for recipe, per_param in report.training],
-        "zero": [{"stage": stage, "shards": STAGE_SHARDS[stage], "parts": {k: amount(v) for k, v in parts.items()},
-                  "gib": amount(parts["total"], BYTES_PER_GIB)} for stage, parts in report.zero],
+        "zero": [{"stage": stage, "shards": gettext(STAGE_SHARDS[stage]),
+                  "parts": {k: amount(v) for k, v in parts.items()}, "gib": amount(parts["total"], BYTES_PER_GIB)}
+                 for stage, parts in report.zero],
         "weights": {"gb": amount(report.weights), "gib": amount(report.weights, BYTES_PER_GIB),
                     "bits": number(report.weight_format.bits_per_value)},
         "training_gb": amount(Fraction(report.per_param["total"] * n)),
@@ -96,8 +116,9 @@ def memory_page(
         "values": {"params": params, "format": format_id, "recipe": recipe, "optimizer": optimizer,
                    "devices": devices, "stage": stage},
         "formats": WEIGHT_FORMATS, "recipes": RECIPES.values(),
-        "optimizers": {optimizer_id: o.name for optimizer_id, o in OPTIMIZERS.items()}, "stages": ZERO_STAGES,
-        "parts": PARTS, "not_included": NOT_INCLUDED, "error": None, "view": None,
+        "optimizers": {optimizer_id: gettext(o.name) for optimizer_id, o in OPTIMIZERS.items()}, "stages": ZERO_STAGES,
+        "parts": [(part, gettext(label), gettext(words)) for part, label, words in PARTS],
+        "not_included": gettext(NOT_INCLUDED), "error": None, "view": None,
     }
     try:
         context["view"] = _view(_report(params, format_id, recipe, optimizer, devices, stage))

@@ -17,6 +17,7 @@ from app.formats import FORMATS, FormatSpec
 from app.learn import DISTRIBUTIONS, SAMPLE_SIZE, SCALES, Measured, measure_formats
 from app.web.learn.guides import GUIDES, Guide, related
 from app.web.platform.rendering import render
+from app.web.platform.translations import gettext
 from app.web.train.present import approx
 from app.web.train.recipe_styles import RECIPE_STYLESHEET
 from app.web.visualise.present import layout_roles, power_of_two, shown, visualise_url
@@ -57,15 +58,19 @@ def _range_row(spec: FormatSpec) -> dict[str, Any]:
 def _scaling_words(measured: Measured) -> str:
     """How the values were brought into the format's range, in a few words."""
     if measured.scaling == "direct":
-        return "none: cast as it is"
+        return gettext("none: cast as it is")
     if measured.scaling == "tensor":
-        return "one FP32 absmax scale for the tensor"
+        return gettext("one FP32 absmax scale for the tensor")
     spec = FORMATS[measured.format_id]
     scale = spec.scale
     assert scale is not None, "a format scaled per block has a scale format"
-    absmax = " absmax" if spec.kind == "codebook" else ""
-    words = f"one {scale.name.split(' (')[0]}{absmax} scale per {spec.block_size} values"
-    return words + (", one FP32 scale for the tensor" if spec.id == "nvfp4" else "")
+    if spec.kind == "codebook":
+        words = gettext("one %(scale)s absmax scale per %(size)s values")
+    elif spec.id == "nvfp4":
+        words = gettext("one %(scale)s scale per %(size)s values, one FP32 scale for the tensor")
+    else:
+        words = gettext("one %(scale)s scale per %(size)s values")
+    return words % {"scale": scale.name.split(" (")[0], "size": spec.block_size}
 
 
 def _number(x: float | None) -> str:
@@ -126,8 +131,8 @@ def quantisation(request: Request, distribution: str = "normal", scale: str = "1
     if distribution not in DISTRIBUTIONS or scale not in SCALES:
         context |= {
             "distribution": "normal", "scale": "1",
-            "error": f"Choose a distribution ({', '.join(DISTRIBUTIONS)}) and a standard deviation "
-                     f"({', '.join(SCALES)}).",
+            "error": gettext("Choose a distribution (%(distributions)s) and a standard deviation (%(scales)s).")
+                     % {"distributions": ", ".join(DISTRIBUTIONS), "scales": ", ".join(SCALES)},
         }
         return _guide(request, GUIDES["quantisation"], context, fragment="sample_error", status_code=422)
     context["rows"] = [_sample_row(m) for m in measure_formats(distribution, scale)]

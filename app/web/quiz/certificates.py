@@ -31,7 +31,6 @@ from app.quiz import (
 from app.services.certificates import (
     LONGEST_ID,
     Certificate,
-    NoSuchCertificate,
     find_certificate,
     found,
     issuable,
@@ -43,6 +42,8 @@ from app.settings import Settings
 from app.web.platform.rate_limiting import count_request
 from app.web.platform.rendering import render, templates
 from app.web.platform.schemas import refused
+from app.web.platform.translations import N_, gettext
+from app.web.quiz.localised import credential_wording, quiz_name
 from app.web.quiz.schemas import CertificateRecord, KeySet, PublicKey
 
 router = APIRouter()
@@ -52,6 +53,10 @@ _VERIFY = rate_limited("verify")
 CertificateId = Annotated[str, Path(min_length=1, description=f"a certificate's ID, such as {EXAMPLE_ID}; case, "
                                                               "hyphens and look-alike symbols do not matter")]
 _TOO_MANY_LOOKUPS = refused("Too many lookups from this address; retry after Retry-After seconds")
+# NoSuchCertificate's sentence (app/services/certificates.py), to translate on the verify page
+NO_SUCH_CERTIFICATE = N_("No certificate has this ID. Check it against the certificate: an ID has 16 symbols and a "
+                         "check symbol, as in %(example)s (case, hyphens, and O for 0 or I and L for 1 do not "
+                         "matter).")
 
 
 def certificate_json(certificate: Certificate, signature_checks: bool) -> dict[str, Any]:
@@ -64,16 +69,9 @@ def certificate_json(certificate: Certificate, signature_checks: bool) -> dict[s
     }
 
 
-def day(moment: datetime) -> str:
-    """A date as people write it: 7 March 2026."""
-    return f"{moment.day} {moment:%B %Y}"
-
-
 def _facts(certificate: Certificate, keys: list[Ed25519PublicKey]) -> dict[str, Any]:
-    """What the certificate and verify pages show besides the stored fields."""
-    revoked_at = certificate.revoked_at
-    return {"certificate": certificate, "issued_on": day(certificate.issued_at),
-            "revoked_on": day(revoked_at) if revoked_at else None,
+    """What the certificate and verify pages show besides the stored fields (the dates through |date)."""
+    return {"certificate": certificate, "quiz_name": quiz_name(certificate.quiz),
             "percent": round(100 * certificate.score / certificate.total),
             "signature_valid": signature_valid(certificate, keys)}
 
@@ -82,7 +80,7 @@ def _page_context(certificate: Certificate, settings: Settings, keys: list[Ed255
     url = verification_url(settings.public_base_url, certificate.id)
     qr = segno.make(url, error="m").svg_inline(
         scale=1, border=4, dark="#000", light="#fff", omitsize=True, svgclass="qr-code", lineclass=None,
-        title=f"QR code of {url}",
+        title=gettext("QR code of %(url)s") % {"url": url},
     )
     return _facts(certificate, keys) | {"verification_url": url, "qr_code": Markup(qr)}
 
@@ -111,7 +109,8 @@ def credential_as_jwt(
     certificate_id: CertificateId, session: DbDep, settings: SettingsDep, key: SigningKeyDep
 ) -> Response:
     certificate = issuable(session, certificate_id)
-    token = credential_jwt(certificate, key, settings.public_base_url, certificate.status_index)
+    token = credential_jwt(certificate, key, settings.public_base_url, certificate.status_index,
+                           credential_wording(certificate.attempt.language))
     return Response(token, media_type="application/jwt")
 
 
@@ -125,7 +124,8 @@ def credential_with_proof(
     certificate_id: CertificateId, session: DbDep, settings: SettingsDep, key: SigningKeyDep
 ) -> Response:
     certificate = issuable(session, certificate_id)
-    document = with_proof(credential(certificate, settings.public_base_url, certificate.status_index), key,
+    wording = credential_wording(certificate.attempt.language)
+    document = with_proof(credential(certificate, settings.public_base_url, certificate.status_index, wording), key,
                           certificate.issued_at)
     return JSONResponse(document, media_type="application/vc")
 
@@ -180,7 +180,8 @@ def certificate_api(certificate_id: CertificateId, session: DbDep, keys: Verific
 def _verify_page(
     request: Request, typed: str, certificate: Certificate | None, keys: list[Ed25519PublicKey]
 ) -> HTMLResponse:
-    context = _facts(certificate, keys) if certificate else {"certificate": None, "error": str(NoSuchCertificate())}
+    error = gettext(NO_SUCH_CERTIFICATE) % {"example": EXAMPLE_ID}
+    context = _facts(certificate, keys) if certificate else {"certificate": None, "error": error}
     context["typed"] = typed[:LONGEST_ID]
     return render(request, "verify.html", context, fragment="result", status_code=404 if certificate is None else 200)
 

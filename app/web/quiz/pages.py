@@ -20,7 +20,6 @@ from app.quiz import (
     MAX_ANSWER_LENGTH,
     Bank,
     ChoiceQuestion,
-    Feedback,
     public_question,
 )
 from app.refusal import Refusal
@@ -37,24 +36,37 @@ from app.services.quiz_attempts import (
 )
 from app.settings import Settings
 from app.web.platform.csrf import check_csrf, csrf_token_for, new_owner_token, owner_cookie, set_owner_cookie
+from app.web.platform.languages import ENGLISH_CODE, current_language
+from app.web.platform.locale_input import typed_number
 from app.web.platform.rate_limiting import count_request
 from app.web.platform.rendering import render
+from app.web.platform.translations import N_, gettext
+from app.web.quiz.localised import ShownFeedback, question_in_page_language, quiz_name, shown_feedback, topic_titles
 
 router = APIRouter()
 
-NO_ANSWER = "Give an answer first: pick a choice, or type your answer in the box."
+NO_ANSWER = N_("Give an answer first: pick a choice, or type your answer in the box.")
+
+
+class Sentence(NamedTuple):
+    """A refusal's sentence and its language: the core's and the store's refusals are English."""
+
+    text: str
+    language: str
 
 
 @dataclass(frozen=True)
 class QuestionView:
-    """What a page shows of one question: its public view and, once answered, the answer given and the feedback."""
+    """What a page shows of one question: its public view in the language of its texts (`language`: the page's,
+    or English where the bank has no translation) and, once answered, the answer given and the feedback."""
 
     number: int
     public: dict[str, object]
+    language: str
     given: str | None = None
     picked: frozenset[int] = frozenset()
-    feedback: Feedback | None = None
-    error: str | None = None
+    feedback: ShownFeedback | None = None
+    error: Sentence | None = None
     typed: str = ""  # what a refused answer said, to type it again
 
 
@@ -62,7 +74,7 @@ class Refused(NamedTuple):
     """An answer that was not taken: to which question, why, and what was typed."""
 
     question_id: str
-    sentence: str
+    sentence: Sentence
     typed: str
 
 
@@ -72,47 +84,52 @@ class AnswerForm(BaseModel):
     answer: list[str] = []
 
 
-def _view(reviewed: Reviewed, seed: int, refused: Refused | None) -> QuestionView:
-    public = public_question(reviewed.question, seed)
+def _view(bank: Bank, reviewed: Reviewed, seed: int, refused: Refused | None) -> QuestionView:
+    question, language = question_in_page_language(bank, reviewed.question)
+    public = public_question(question, seed)
     mine = refused is not None and refused.question_id == reviewed.question.id
     error, typed = (refused.sentence, refused.typed) if refused and mine else (None, "")
-    if reviewed.given is None:
-        return QuestionView(reviewed.number, public, error=error, typed=typed)
+    if reviewed.given is None or reviewed.feedback is None:
+        return QuestionView(reviewed.number, public, language, error=error, typed=typed)
     indices = re.split(r"[\s,]+", reviewed.given.strip()) if isinstance(reviewed.question, ChoiceQuestion) else []
     picked = frozenset(int(index) for index in indices if index)
-    return QuestionView(reviewed.number, public, reviewed.given, picked, reviewed.feedback, error)
+    feedback = shown_feedback(question, reviewed.given, reviewed.feedback)
+    return QuestionView(reviewed.number, public, language, reviewed.given, picked, feedback, error)
 
 
 def _attempt_context(
     attempt: Attempt, bank: Bank, settings: Settings, csrf: str, refused: Refused | None = None, **extra: Any
 ) -> dict[str, Any]:
     """Everything the attempt page shows, with the sentence of a refused answer at its question."""
-    views = [_view(reviewed, attempt.seed, refused) for reviewed in review(bank, attempt)]
+    views = [_view(bank, reviewed, attempt.seed, refused) for reviewed in review(bank, attempt)]
     return {
         "attempt": attempt, "questions": views, "total": len(views),
         "answered": sum(view.feedback is not None for view in views),
         "right": sum(view.feedback.correct for view in views if view.feedback),
-        "pass_percent": round(settings.pass_mark * 100), "quiz_name": settings.quiz_name,
+        "pass_percent": round(settings.pass_mark * 100), "quiz_name": quiz_name(settings.quiz_name),
         "csrf_token": csrf, "name": "", "finish_error": None,
         "focus": None, "oob": False, **extra,
     }
 
 
-def _take_answer(session: Session, bank: Bank, attempt: Attempt, question_id: str, values: list[str]) -> str | None:
+def _take_answer(
+    session: Session, bank: Bank, attempt: Attempt, question_id: str, values: list[str]
+) -> Sentence | None:
     """Grade and lock the answer a form sent (one value, or one per checked box); None, or why it was refused."""
     if not values:
-        return NO_ANSWER
+        return Sentence(gettext(NO_ANSWER), current_language().code)
     try:
         answer_question(session, bank, attempt, question_id, values[0] if len(values) == 1 else values)
     except Refusal as refused:
-        return str(refused)
+        return Sentence(str(refused), ENGLISH_CODE)
     return None
 
 
 @router.get("/quiz", include_in_schema=False)
 def quiz_page(request: Request, bank: BankDep, settings: SettingsDep, key: SigningKeyDep) -> HTMLResponse:
     token = owner_cookie(request, key) or new_owner_token()
-    context = {"topics": bank.topics, "settings": settings, "pass_percent": round(settings.pass_mark * 100),
+    context = {"topics": topic_titles(bank, bank.topics), "settings": settings,
+               "quiz_name": quiz_name(settings.quiz_name), "pass_percent": round(settings.pass_mark * 100),
                "csrf_token": csrf_token_for(key, token)}
     response = render(request, "quiz.html", context, fragment="content")
     set_owner_cookie(response, request, token, settings, key)  # refreshed on every visit, so it lasts while in use
@@ -126,7 +143,7 @@ def start(
     csrf_token: Annotated[str, Form()] = "",
 ) -> Response:
     owner = check_csrf(request, key, csrf_token)
-    attempt, _ = start_attempt(session, bank, settings, owner)
+    attempt, _ = start_attempt(session, bank, settings, owner, current_language().code)
     return RedirectResponse(f"/quiz/attempts/{attempt.id}", status_code=303)
 
 
@@ -150,7 +167,7 @@ def answer(
     owner = check_csrf(request, key, form.csrf_token)
     attempt = owned_attempt(session, attempt_id, owner)
     question_id = drawn_question_id(attempt, form.question_id)
-    values = [value for value in form.answer if value.strip()]
+    values = [typed_number(value) for value in form.answer if value.strip()]  # 0,1 on a Turkish page
     error = _take_answer(session, bank, attempt, form.question_id, values)
     number = attempt.question_ids.index(question_id) + 1
     if error is None and not htmx:
@@ -173,7 +190,7 @@ def finish_page(
     try:
         finish(session, attempt, settings, key, name, lambda: count_request(request, "passes"))
     except Refusal as refused:  # a name that cannot be printed
-        context = _attempt_context(attempt, bank, settings, csrf_token_for(key, owner), finish_error=str(refused),
-                                   name=name[:NAME_MAX_LENGTH])
+        context = _attempt_context(attempt, bank, settings, csrf_token_for(key, owner),
+                                   finish_error=Sentence(str(refused), ENGLISH_CODE), name=name[:NAME_MAX_LENGTH])
         return render(request, "quiz_attempt.html", context, fragment="finish", status_code=422)
     return RedirectResponse(f"/quiz/attempts/{attempt.id}#result", status_code=303)

@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.web.platform.translations import gettext
+
 WIDTH, HEIGHT = 480, 220
 LEFT, RIGHT, TOP, BOTTOM = 56, 22, 12, 30
 MAX_BUCKETS = 120
@@ -157,21 +159,31 @@ def _skip_marks(x: Callable[[int], float], y: YScale, record: dict[str, Any]) ->
     return "".join(crosses)
 
 
+def _translated(name: str) -> str:
+    """A recipe's name (the run's, in English) in the page's language."""
+    return gettext(name)
+
+
 def charts(run: dict[str, Any]) -> list[Chart]:
     """The charts of a finished run (the POST /api/train result)."""
     recipes = run["recipes"].values()
-    skipped = ", ".join(f"{r['name']} {len(r['skipped_steps'])}" for r in recipes if r["skipped_steps"])
+    names = {id(r): _translated(r["name"]) for r in recipes}  # in the page's language
+    skipped = ", ".join(f"{names[id(r)]} {len(r['skipped_steps'])}" for r in recipes if r["skipped_steps"])
     worst = max(recipes, key=lambda r: max(r["underflow_fraction"], default=0.0))
     peak = max(worst["underflow_fraction"], default=0.0)
     return [
-        _chart("loss", "Loss per step (log scale)",
-               "Training loss of each recipe per step, on a log scale.",
+        _chart("loss", gettext("Loss per step (log scale)"),
+               gettext("Training loss of each recipe per step, on a log scale."),
                run, "loss", lambda v: _log_axis(v, 10)),
-        _chart("loss-scale", "Loss scale (log scale); × marks a skipped step",
-               f"The loss scale each recipe used per step. Skipped steps: {skipped or 'none'}.",
+        _chart("loss-scale", gettext("Loss scale (log scale); × marks a skipped step"),
+               gettext("The loss scale each recipe used per step. Skipped steps: %(skipped)s.")
+               % {"skipped": skipped or gettext("none")},
                run, "loss_scale", lambda v: _log_axis(v, 2), _skip_marks),
-        _chart("underflow", "Gradient elements flushed to zero (underflow share)",
-               "Share of gradient elements that were not zero in exact arithmetic but became zero; "
-               + (f"the highest, ≈{100 * peak:.3g}%, in {worst['name']}." if peak else "none did."),
+        _chart("underflow", gettext("Gradient elements flushed to zero (underflow share)"),
+               gettext("Share of gradient elements that were not zero in exact arithmetic but became zero; "
+                       "the highest, %(share)s, in %(recipe)s.") % {"share": f"≈{100 * peak:.3g}%",
+                                                                 "recipe": names[id(worst)]}
+               if peak else gettext("Share of gradient elements that were not zero in exact arithmetic but became "
+                                    "zero; none did."),
                run, "underflow_fraction", _share_axis),
     ]

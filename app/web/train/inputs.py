@@ -15,7 +15,7 @@ from typing import Any
 
 from starlette.datastructures import QueryParams
 
-from app.formats import InputError
+from app.formats import InputError, Phrase
 from app.training import (
     ACTIVATIONS,
     DATASETS,
@@ -27,6 +27,7 @@ from app.training import (
     TrainConfig,
     as_scenario_id,
 )
+from app.web.platform.translations import N_
 
 MAX_TEXT = 40  # characters in one query value; every valid one is shorter
 DEFAULT_MODEL_SIZE = "7e9"
@@ -53,19 +54,21 @@ class Setting:
         return LIMITS.get(self.field)
 
 
+# Labels, help and option names are English here, as refusals name them; the page translates them where it shows them.
 SETTINGS = (
-    Setting("dataset", "dataset", "Dataset", options={d.id: d.name for d in DATASETS.values()}),
-    Setting("optimizer", "optimizer", "Optimizer", options={o_id: o.name for o_id, o in OPTIMIZERS.items()}),
-    Setting("activation", "activation", "Activation", options={a.id: a.name for a in ACTIVATIONS.values()}),
-    Setting("steps", "steps", "Steps"),
-    Setting("lr", "learning_rate", "Learning rate"),
-    Setting("width", "width", "Hidden width"),
-    Setting("depth", "depth", "Hidden layers"),
-    Setting("batch", "batch_size", "Batch size"),
-    Setting("seed", "seed", "Seed", "The same seed gives the same numbers, bit for bit."),
-    Setting("loss_scale", "static_loss_scale", "Static loss scale", "FP16 static scaling multiplies the loss by it."),
-    Setting("growth_interval", "growth_interval", "Growth interval",
-            "Dynamic scaling doubles its scale after this many clean steps."),
+    Setting("dataset", "dataset", N_("Dataset"), options={d.id: d.name for d in DATASETS.values()}),
+    Setting("optimizer", "optimizer", N_("Optimizer"), options={o_id: o.name for o_id, o in OPTIMIZERS.items()}),
+    Setting("activation", "activation", N_("Activation"), options={a.id: a.name for a in ACTIVATIONS.values()}),
+    Setting("steps", "steps", N_("Steps")),
+    Setting("lr", "learning_rate", N_("Learning rate")),
+    Setting("width", "width", N_("Hidden width")),
+    Setting("depth", "depth", N_("Hidden layers")),
+    Setting("batch", "batch_size", N_("Batch size")),
+    Setting("seed", "seed", N_("Seed"), N_("The same seed gives the same numbers, bit for bit.")),
+    Setting("loss_scale", "static_loss_scale", N_("Static loss scale"),
+            N_("FP16 static scaling multiplies the loss by it.")),
+    Setting("growth_interval", "growth_interval", N_("Growth interval"),
+            N_("Dynamic scaling doubles its scale after this many clean steps.")),
 )
 _INTEGERS = {"steps", "width", "depth", "batch_size", "seed", "growth_interval"}
 
@@ -80,10 +83,12 @@ def _text(query: QueryParams, name: str) -> str | None:
 def _number(setting: Setting, text: str) -> int | float:
     if setting.field in _INTEGERS:
         if not _WHOLE.fullmatch(text):
-            raise InputError(f"{setting.label} must be a whole number, not {text!r}.")
+            raise InputError(template=N_("%(setting)s must be a whole number, not %(text)s."),
+                             params={"setting": Phrase(setting.label), "text": repr(text)})
         return int(text)
     if not _REAL.fullmatch(text):
-        raise InputError(f"{setting.label} must be a number such as 0.01 or 1e-3, not {text!r}.")
+        raise InputError(template=N_("%(setting)s must be a number such as 0.01 or 1e-3, not %(text)s."),
+                         params={"setting": Phrase(setting.label), "text": repr(text)})
     return float(text)
 
 
@@ -91,7 +96,8 @@ def config_from_query(query: QueryParams) -> TrainConfig:
     """The configuration a /train URL describes, checked (InputError with a sentence when it cannot run)."""
     for name, value in query.multi_items():
         if len(name) > MAX_TEXT or len(value) > MAX_TEXT:
-            raise InputError(f"The value of {name[:MAX_TEXT]!r} is too long: at most {MAX_TEXT} characters.")
+            raise InputError(template=N_("The value of %(name)s is too long: at most %(most)s characters."),
+                             params={"name": repr(name[:MAX_TEXT]), "most": str(MAX_TEXT)})
     chosen: dict[str, Any] = {}
     for setting in SETTINGS:
         text = _text(query, setting.name)
@@ -117,10 +123,8 @@ def model_size(text: str | None) -> int:
     except InvalidOperation:
         size = None
     if size is None or size != size.to_integral_value() or not 1 <= size <= MAX_MODEL_SIZE:
-        raise InputError(
-            f"The model size must be a whole number of parameters from 1 to 10^15, such as 7e9, 7B or 350M; "
-            f"not {(text or '')[:MAX_TEXT]!r}."
-        )
+        raise InputError(template=N_("The model size must be a whole number of parameters from 1 to 10^15, such as "
+                                     "7e9, 7B or 350M; not %(text)s."), params={"text": repr((text or "")[:MAX_TEXT])})
     return int(size)
 
 

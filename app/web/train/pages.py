@@ -20,7 +20,9 @@ from app.refusal import Refusal
 from app.services.training_runs import replay, result
 from app.training import HISTOGRAM_SNAPSHOTS, OPTIMIZERS, RECIPES, SCENARIOS
 from app.web.platform.rate_limiting import count_request
+from app.web.platform.refusals import refusal_sentence
 from app.web.platform.rendering import EMBED_PREFIX, link_prefix, render
+from app.web.platform.translations import gettext
 from app.web.train.charts import charts
 from app.web.train.inputs import (
     DEFAULT_MODEL_SIZE,
@@ -32,6 +34,7 @@ from app.web.train.inputs import (
 )
 from app.web.train.present import FINAL_COLUMNS, MEMORY_PARTS, final_rows, in_words, memory_rows
 from app.web.train.recipe_styles import RECIPE_STYLESHEET
+from app.web.train.words import page_words
 
 router = APIRouter()
 
@@ -97,7 +100,9 @@ def _page_context(values: dict[str, Any], prefix: str) -> dict[str, Any]:
         "histogram_snapshots": HISTOGRAM_SNAPSHOTS,
         "scenario": scenario, "defaults": defaults,
         "final_columns": FINAL_COLUMNS, "memory_parts": MEMORY_PARTS,
-        "error": None, "result": None, "charts": [], "final": [], "memory": [], "model_size": None,
+        "words": page_words(),
+        "error": None, "error_in_english": False,
+        "result": None, "charts": [], "final": [], "memory": [], "model_size": None,
     }
 
 
@@ -113,7 +118,7 @@ def train_page(request: Request, runs: RunsDep) -> HTMLResponse:
         resolved = config.resolved()
         size = model_size(query.get("params"))
         context |= {"memory": memory_rows(resolved.recipes, resolved.optimizer, size),
-                    "model_size": in_words(size), "optimizer_name": OPTIMIZERS[resolved.optimizer].name}
+                    "model_size": in_words(size), "optimizer_name": gettext(OPTIMIZERS[resolved.optimizer].name)}
         if query.get("run"):
             # Only a run that trains counts: not the form, and not the finished table the script fetches
             # from the cache after streaming the run (the stream counted it).
@@ -122,7 +127,9 @@ def train_page(request: Request, runs: RunsDep) -> HTMLResponse:
             finished = result(runs.record(config))
             context |= {"result": finished, "charts": charts(finished), "final": final_rows(finished)}
     except Refusal as refused:
-        context["error"], status = str(refused), refused.status
+        # the sentence in the page's language where the catalogs have it; else the core's English, marked so
+        context["error"], status = refusal_sentence(refused), refused.status
+        context["error_in_english"] = context["error"] == str(refused)
         if refused.retry_after is not None:
             headers["Retry-After"] = str(refused.retry_after)
     response = render(request, "train.html", context, fragment="results", status_code=status)

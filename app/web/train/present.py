@@ -7,10 +7,13 @@ from decimal import Decimal
 from typing import Any
 
 from app.training import RECIPES, OptimizerId, RecipeId, bytes_per_param
+from app.web.platform.languages import ENGLISH_CODE, current_language
+from app.web.platform.translations import N_, gettext, prose_decimal
 
 _BYTES_PER_GB = Decimal(10**9)
-MEMORY_PARTS = (("weights", "Weights"), ("master_weights", "FP32 master copy"), ("gradients", "Gradients"),
-                ("optimizer_states", "Optimizer states"), ("total", "Total"))
+# the column heads, marked here and translated where the page shows them
+MEMORY_PARTS = (("weights", N_("Weights")), ("master_weights", N_("FP32 master copy")), ("gradients", N_("Gradients")),
+                ("optimizer_states", N_("Optimizer states")), ("total", N_("Total")))
 
 
 def approx(value: float | None, digits: int = 4) -> str:
@@ -39,9 +42,10 @@ class FinalRow:
 
 
 FINAL_COLUMNS = (
-    ("final_loss", "Final loss"), ("final_accuracy", "Accuracy"), ("test_loss", "Test loss"),
-    ("test_accuracy", "Test accuracy"), ("skipped_steps", "Skipped steps"),
-    ("nonfinite", "Non-finite gradients"), ("underflow", "Mean underflow"), ("loss_scale", "Final loss scale"),
+    ("final_loss", N_("Final loss")), ("final_accuracy", N_("Accuracy")), ("test_loss", N_("Test loss")),
+    ("test_accuracy", N_("Test accuracy")), ("skipped_steps", N_("Skipped steps")),
+    ("nonfinite", N_("Non-finite gradients")), ("underflow", N_("Mean underflow")),
+    ("loss_scale", N_("Final loss scale")),
 )
 
 
@@ -72,10 +76,14 @@ class MemoryRow:
 
 
 def gigabytes(n_bytes: int) -> str:
-    """Bytes in GB (10^9 bytes): whole GB from 1000 up, else four significant digits; "≈" when rounded."""
+    """Bytes in GB (10^9 bytes): whole GB from 1000 up, else four significant digits; "≈" when rounded. In the
+    page's notation (112.000 in Turkish, where 112,000 would read as 112), but for a number in e-notation."""
     exact = Decimal(n_bytes) / _BYTES_PER_GB
     text = f"{round(exact):,}" if exact >= 1000 else f"{float(exact):.4g}"
-    return text if Decimal(text.replace(",", "")) == exact else "≈" + text
+    plain = Decimal(text.replace(",", ""))
+    if current_language().code != ENGLISH_CODE and "e" not in text:
+        text = prose_decimal(plain, max(-plain.as_tuple().exponent, 0))  # type: ignore[operator]
+    return text if plain == exact else "≈" + text
 
 
 def memory_rows(recipes: tuple[RecipeId, ...], optimizer: OptimizerId, model_size: int) -> list[MemoryRow]:
@@ -86,9 +94,18 @@ def memory_rows(recipes: tuple[RecipeId, ...], optimizer: OptimizerId, model_siz
     return rows
 
 
+_SIZE_WORDS = ((10**12, N_("%(number)s trillion")), (10**9, N_("%(number)s billion")),
+               (10**6, N_("%(number)s million")), (10**3, N_("%(number)s thousand")))
+
+
 def in_words(n: int) -> str:
-    """A parameter count as people say it: 7 billion, 350 million."""
-    for size, word in ((10**12, "trillion"), (10**9, "billion"), (10**6, "million"), (10**3, "thousand")):
+    """A parameter count as people say it: 7 billion, 350 million (7 milyar in Turkish, 1,5 milyar for 1.5)."""
+    for size, words in _SIZE_WORDS:
         if n >= size:
-            return f"{approx(n / size)} {word}"
+            number = approx(n / size)
+            if current_language().code != ENGLISH_CODE:
+                exact = Decimal(number.removeprefix("≈"))
+                shown = prose_decimal(exact, max(-exact.as_tuple().exponent, 0))  # type: ignore[operator]
+                number = ("≈" if number.startswith("≈") else "") + shown
+            return gettext(words) % {"number": number}
     return str(n)

@@ -21,6 +21,7 @@ from app.formats import InputError
 from app.refusal import Refusal
 from app.training import RECIPES, RecipeId, TrainConfig, as_recipe_id, pytorch_script, script_filename
 from app.web.platform.rendering import EMBED_PREFIX, link_prefix, templates
+from app.web.platform.translations import gettext
 from app.web.train.inputs import config_from_query
 
 router = APIRouter()
@@ -79,7 +80,7 @@ def script_json(request: Request) -> JSONResponse:
 def take_home(request: Request) -> dict[str, Any]:
     """What the /train page's "Take it home" section shows: a download per chosen recipe and the first one's script
     (both None when the page's settings are refused: the page says why), and every recipe's name and file name."""
-    recipes = {r.id: {"name": r.name, "filename": script_filename(r.id)} for r in RECIPES.values()}
+    recipes = {r.id: {"name": gettext(r.name), "filename": script_filename(r.id)} for r in RECIPES.values()}
     query = request.query_params
     try:
         config = config_from_query(query)
@@ -93,7 +94,7 @@ def take_home(request: Request) -> dict[str, Any]:
         "links": [{"recipe": r, **recipes[r], "href": script_href(settings, r, link_prefix(request.url.path))}
                   for r in chosen],
         # escaped for a text node only (no quotes turned into &#34;): the page carries it whole, and stays small
-        "first": {"recipe": chosen[0], "name": RECIPES[chosen[0]].name,
+        "first": {"recipe": chosen[0], "name": recipes[chosen[0]]["name"],
                   "script": Markup(html.escape(first, quote=False))},
     }
 

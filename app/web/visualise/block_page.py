@@ -28,7 +28,9 @@ from app.formats import (
     parse_number,
     quantize_blocks,
 )
+from app.web.platform.refusals import refusal_sentence
 from app.web.platform.rendering import render
+from app.web.platform.translations import N_, gettext, prose_decimal
 from app.web.visualise import block_present
 from app.web.visualise.block_present import block_view, side_by_side
 from app.web.visualise.block_specs import block_page_data
@@ -60,14 +62,15 @@ class Preset:
     values: Callable[[int], list[str]]
 
 
+# (the labels translated where shown)
 PRESETS: tuple[Preset, ...] = (
-    Preset("normal", "normal values", _normal),
-    Preset("outlier", "one outlier", lambda n: _with(n, 5, "40")),
-    Preset("equal", "all equal", lambda n: ["0.3125"] * n),
-    Preset("floor", "near the scale's floor", lambda n: [v + "e-39" for v in _normal(n)]),
-    Preset("zero", "all zero", lambda n: ["0"] * n),
-    Preset("nan", "holding NaN", lambda n: _with(n, 3, "nan")),
-    Preset("inf", "holding inf", lambda n: _with(n, 3, "inf")),
+    Preset("normal", N_("normal values"), _normal),
+    Preset("outlier", N_("one outlier"), lambda n: _with(n, 5, "40")),
+    Preset("equal", N_("all equal"), lambda n: ["0.3125"] * n),
+    Preset("floor", N_("near the scale's floor"), lambda n: [v + "e-39" for v in _normal(n)]),
+    Preset("zero", N_("all zero"), lambda n: ["0"] * n),
+    Preset("nan", N_("holding NaN"), lambda n: _with(n, 3, "nan")),
+    Preset("inf", N_("holding inf"), lambda n: _with(n, 3, "inf")),
 )
 _PRESETS = {p.id: p for p in PRESETS}
 DEFAULT_PRESET = "normal"
@@ -90,13 +93,16 @@ def block_url(format_id: str, *, preset: str | None = None, values: str | None =
 
 def _entries(text: str, size: int) -> list[str]:
     if len(text) > MAX_TEXT:
-        raise InputError(f"The list is {len(text):,} characters long; at most {MAX_TEXT:,} are accepted.")
+        raise InputError(gettext("The list is %(length)s characters long; at most %(most)s are accepted.")
+                         % {"length": prose_decimal(len(text)), "most": prose_decimal(MAX_TEXT)})
     entries = [entry for entry in _SEPARATORS.split(text.replace("\u2212", "-")) if entry]
     if not entries:
-        raise InputError(f"The list is empty; type up to {size} numbers, separated by commas, spaces or new lines.")
+        raise InputError(gettext("The list is empty; type up to %(size)s numbers, separated by commas, spaces or new "
+                                 "lines.") % {"size": size})
     if len(entries) > size:
-        raise InputError(f"One block holds {size} values and the list has {len(entries)}; remove "
-                         f"{len(entries) - size}, or quantise a longer vector with POST /api/blocks/quantize.")
+        raise InputError(gettext("One block holds %(size)s values and the list has %(count)s; remove %(extra)s, or "
+                                 "quantise a longer vector with POST /api/blocks/quantize.")
+                         % {"size": size, "count": len(entries), "extra": len(entries) - size})
     return entries
 
 
@@ -107,10 +113,13 @@ def fp32_values(entries: list[str]) -> tuple[list[float], int]:
         try:
             rounded = encode(_FLOAT32, parse_number(entry))
         except InputError as error:
-            raise InputError(f"Value {position} ({entry[:40]!r}) cannot be used: {error}") from None
+            why = refusal_sentence(error)  # the core's sentence, in the page's language where the catalogs have it
+            raise InputError(gettext("Value %(position)s (%(entry)s) cannot be used: %(why)s")
+                             % {"position": position, "entry": repr(entry[:40]), "why": why}) from None
         if rounded.overflowed:
-            raise InputError(f"Value {position} ({entry[:40]!r}) is beyond FP32's range (±{float(_FLOAT32.max):g}); "
-                             "block formats quantise FP32 tensors, so give a value within it, or inf.")
+            raise InputError(gettext("Value %(position)s (%(entry)s) is beyond FP32's range (±%(max)s); block formats "
+                                     "quantise FP32 tensors, so give a value within it, or inf.")
+                             % {"position": position, "entry": repr(entry[:40]), "max": f"{float(_FLOAT32.max):g}"})
         changed += not rounded.error.is_zero and rounded.input.is_finite
         values.append(rounded.encoding.value.to_float())
     return values, changed
@@ -158,7 +167,8 @@ def _page_json(spec: FormatSpec, prefix: str) -> str:
 
 def _preset(preset: str, size: int) -> list[str]:
     if preset not in _PRESETS:
-        raise InputError(f"There is no preset {preset[:40]!r}; choose one of: {', '.join(_PRESETS)}.")
+        raise InputError(gettext("There is no preset %(preset)s; choose one of: %(presets)s.")
+                         % {"preset": repr(preset[:40]), "presets": ", ".join(_PRESETS)})
     return _PRESETS[preset].values(size)
 
 

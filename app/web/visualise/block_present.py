@@ -29,6 +29,7 @@ from app.formats import (
     scale_rule,
     summarise,
 )
+from app.web.platform.translations import N_, gettext
 from app.web.visualise.present import BitGroup, Shown, bit_groups, layout_roles, shown, visualise_url
 
 CELL = 32  # in the element table: "≈" seven digits past this many characters, the exact value in a title
@@ -37,9 +38,11 @@ TITLE = 60  # a title past this many characters holds 40 digits, "≈" (a tiny v
 TITLE_DIGITS = 40
 FULL = 4000  # the block's absmax and scales: in full, however long
 CHART_HEIGHT = 96  # px of the tallest bar
-FATE_WORDS: dict[Fate, str] = {"kept": "rounded", "saturated": "saturated at the element's max",
-                               "zeroed": "flushed to zero", "nan": "NaN"}
-FATE_SHORT: dict[Fate, str] = {"kept": "rounded", "saturated": "saturated", "zeroed": "flushed to 0", "nan": "NaN"}
+# English in the page's data for block_view.js; the templates translate them where shown
+FATE_WORDS: dict[Fate, str] = {"kept": N_("rounded"), "saturated": N_("saturated at the element's max"),
+                               "zeroed": N_("flushed to zero"), "nan": N_("NaN")}
+FATE_SHORT: dict[Fate, str] = {"kept": N_("rounded"), "saturated": N_("saturated"), "zeroed": N_("flushed to 0"),
+                               "nan": N_("NaN")}
 
 
 def exact(x: float | Fraction | None, limit: int = CELL) -> Shown:
@@ -105,7 +108,8 @@ def _bars(rows: list[ElementRow], errors: list[Fraction | None]) -> list[Bar]:
     bars = []
     for row, error in zip(rows, errors, strict=True):
         share = 1.0 if error is None else float(abs(error) / top) if top else 0.0
-        label = f"element {row.index}: |error| = {'nan' if error is None else exact(abs(error)).text}"
+        label = gettext("element %(index)s: |error| = %(error)s") % {
+            "index": row.index, "error": "nan" if error is None else exact(abs(error)).text}
         bars.append(Bar(round(row.index * slot + slot * 0.15, 3), round(slot * 0.7, 3),
                         round(max(share * CHART_HEIGHT, 1.0), 2), row.fate, label))
     return bars
@@ -139,7 +143,7 @@ def block_view(result: BlockQuantization, prefix: str) -> dict[str, Any]:
         "nonzero": sum(1 for v in result.inputs.tolist() if v != 0 and not math.isnan(v)),
         "saturated": fate.count("saturated"),
         "nan_block": not math.isfinite(absmax),
-        "nonfinite": "NaN" if math.isnan(absmax) else "infinity",
+        "nonfinite": "NaN" if math.isnan(absmax) else N_("infinity"),  # translated where shown
         "bits_per_value": exact(spec.bits_per_value),
         "element": element,
         "element_fields": layout_roles(element),
@@ -152,14 +156,14 @@ def block_view(result: BlockQuantization, prefix: str) -> dict[str, Any]:
 def _scales(result: BlockQuantization, prefix: str) -> list[ScaleView]:
     spec, block = FORMATS[result.format], result.blocks[0]
     if scale_rule(spec) == "absmax":
-        return [scale_view("Scale: the absmax, in FP32", FORMATS["float32"], block.scale_bits, prefix)]
+        return [scale_view(N_("Scale: the absmax, in FP32"), FORMATS["float32"], block.scale_bits, prefix)]
     assert spec.scale is not None, "a block format has a scale format"
-    label = "Shared scale (E8M0)" if scale_rule(spec) == "mx" else "Block scale (E4M3)"
+    label = N_("Shared scale (E8M0)") if scale_rule(spec) == "mx" else N_("Block scale (E4M3)")  # translated if shown
     views = [scale_view(label, spec.scale, block.scale_bits, prefix)]
     if result.tensor_scale is not None:
         fp32 = FORMATS["float32"]
         pattern = encode(fp32, Real.of(Fraction(result.tensor_scale))).encoding.bits  # exact: an FP32 value
-        views.append(scale_view("Tensor scale (FP32)", fp32, pattern, prefix))
+        views.append(scale_view(N_("Tensor scale (FP32)"), fp32, pattern, prefix))
     return views
 
 

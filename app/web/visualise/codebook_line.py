@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from app.formats import Encoding, Real, decode
+from app.web.platform.translations import gettext
 from app.web.visualise.present import Shown, shown
 
 
@@ -45,8 +46,8 @@ def level_line(enc: Encoding, typed: Real | None = None) -> LevelLine:
     typed_x = None
     if typed is not None and typed.is_finite and low <= typed.fraction <= high and typed.fraction != values[enc.bits]:
         typed_x = _at(typed.fraction, low, high)
-    description = (
-        f"The {len(values)} levels of {spec.name} from {low} to {high}, to scale; code {enc.bits} "
-        f"({current.value.text}) is stored. The levels crowd near 0, where most of a normal distribution lies."
-    )
+    description = gettext(
+        "The %(n)s levels of %(name)s from %(low)s to %(high)s, to scale; code %(code)s (%(value)s) is stored. The "
+        "levels crowd near 0, where most of a normal distribution lies."
+    ) % {"n": len(values), "name": spec.name, "low": low, "high": high, "code": enc.bits, "value": current.value.text}
     return LevelLine(levels, current, typed_x, description)

@@ -29,6 +29,7 @@ from app.formats import (
     rounding_mode,
 )
 from app.web.platform.locale_input import typed_number
+from app.web.platform.refusals import refusal_sentence
 from app.web.platform.rendering import EMBED_PREFIX, link_prefix, render
 from app.web.visualise.compare_blocks import FP32_MAX, NOTES, BlockRow, block_rows
 from app.web.visualise.compare_chart import bar_of, chart
@@ -99,7 +100,8 @@ def compare(
     except InputError as error:
         # The sentence, and the rows of the default value hidden beneath it: the browser's script fills them in
         # as soon as the visitor types a value it can read.
-        context["error"], status = str(error), 422
+        context["error"], status = refusal_sentence(error), 422
+        context["error_english"] = context["error"] == str(error)  # a sentence the catalogs do not have yet
         used_seed, x = None, parse_number(DEFAULT_VALUE)
         rows, blocks = _rows(x, DEFAULT_VALUE, "nearest_even", "format_default", None, prefix)
     bars = [bar_of(row["spec"].id, "scalar", row["result"]) for row in rows]

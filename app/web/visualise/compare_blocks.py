@@ -24,17 +24,19 @@ from app.formats import (
     fates,
     quantize_blocks,
 )
+from app.web.platform.translations import N_, gettext
 from app.web.visualise.block_page import block_url
 from app.web.visualise.present import BitGroup, Shown, bit_groups, relative, shown
 
 _FLOAT32 = FORMATS["float32"]
-# What the rows say of a value that was not simply rounded; static/js/compare.js takes them from the page.
+# What the rows say of a value that was not simply rounded; static/js/compare.js takes them from the page (in
+# English: it runs on English pages), and the rows translate them (BlockRow.note).
 NOTES = {
-    "saturated": "Clamped to the element's largest value.",
-    "zeroed": "Below the smallest step the scale allows: flushed to zero.",
-    "nan": "A block holding {what} has no finite absmax to scale by, so its elements are NaN.",
-    "refused": "Beyond FP32's largest finite value ≈{max}: block formats quantise FP32 tensors, so this value has "
-               "no block.",
+    "saturated": N_("Clamped to the element's largest value."),
+    "zeroed": N_("Below the smallest step the scale allows: flushed to zero."),
+    "nan": N_("A block holding {what} has no finite absmax to scale by, so its elements are NaN."),
+    "refused": N_("Beyond FP32's largest finite value ≈{max}: block formats quantise FP32 tensors, so this value has "
+                  "no block."),
 }
 FP32_MAX = f"{float(_FLOAT32.max):.7g}"
 
@@ -66,8 +68,10 @@ class BlockRow:
             return self.refused
         given = self.result.input
         if self.fate == "nan":
-            return NOTES["nan"].format(what="NaN" if given.kind == "nan" else "inf") if not given.is_finite else None
-        return NOTES.get(self.fate or "")
+            what, note = "NaN" if given.kind == "nan" else "inf", NOTES["nan"]
+            return gettext(note).format(what=what) if not given.is_finite else None
+        said = NOTES.get(self.fate or "")
+        return gettext(said) if said else None
 
 
 def block_rows(x: Real, typed: str, prefix: str) -> list[BlockRow]:
@@ -75,7 +79,8 @@ def block_rows(x: Real, typed: str, prefix: str) -> list[BlockRow]:
     fp32 = encode(_FLOAT32, x)
     refused = None
     if fp32.overflowed:
-        refused = NOTES["refused"].format(max=FP32_MAX)
+        note = NOTES["refused"]
+        refused = gettext(note).format(max=FP32_MAX)
     return [_row(FORMATS[format_id], x, fp32.encoding.value.to_float(), typed, prefix, refused)
             for format_id in BLOCK_FORMAT_IDS]
 
@@ -83,7 +88,7 @@ def block_rows(x: Real, typed: str, prefix: str) -> list[BlockRow]:
 def _row(spec: FormatSpec, x: Real, value: float, typed: str, prefix: str, refused: str | None) -> BlockRow:
     element_spec = spec.element or spec  # NF4 is its own codebook
     scale_spec = spec.scale or _FLOAT32
-    scale_name = "FP32 absmax" if spec.kind == "codebook" else scale_spec.name
+    scale_name = N_("FP32 absmax") if spec.kind == "codebook" else scale_spec.name  # translated where shown
     href = block_url(spec.id, values=typed, prefix=prefix)
     if refused is not None:
         return BlockRow(spec, href, bit_groups(decode(element_spec, 0)), None, None, scale_name, None, None, None,

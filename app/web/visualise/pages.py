@@ -36,7 +36,9 @@ from app.formats import (
 )
 from app.web.platform.locale_input import typed_number
 from app.web.platform.page_cache import cached_page
+from app.web.platform.refusals import refusal_sentence
 from app.web.platform.rendering import EMBED_PREFIX, link_prefix, render
+from app.web.platform.translations import N_
 from app.web.visualise import block_page, inputs
 from app.web.visualise.codebook_line import level_line
 from app.web.visualise.odds import odds_shown
@@ -58,9 +60,10 @@ router = APIRouter()
 
 DEFAULT_VALUE = "0.1"
 # The inf/NaN rules a custom layout may take, in the words of its form
+# (translated where shown: the template's _(words))
 NAN_STYLES = tuple(zip(CUSTOM_NAN_STYLES, (
-    "±inf and NaNs at the top exponent (IEEE)", "no inf, NaN only at all ones (as E4M3FN)",
-    "no inf, no −0, NaN at 0x80… (as E5M2FNUZ)", "no inf or NaN (as FP6, FP4)"), strict=True))
+    N_("±inf and NaNs at the top exponent (IEEE)"), N_("no inf, NaN only at all ones (as E4M3FN)"),
+    N_("no inf, no −0, NaN at 0x80… (as E5M2FNUZ)"), N_("no inf or NaN (as FP6, FP4)")), strict=True))
 FULL = 4000  # show exact values in full on this page, however long
 
 
@@ -144,7 +147,7 @@ def visualise_custom(
                         "bias": bias or "", "nan_style": nan_style or "ieee"}
         typed = bits if bits is not None else DEFAULT_VALUE if value is None else value
         choices = {"typed": typed, "rounding": rounding, "overflow": overflow, "seed": seed or ""}
-        return _layout_refused(request, str(error), typed_layout | choices, prefix)
+        return _layout_refused(request, error, typed_layout | choices, prefix)
     return _scalar_page(request, spec, prefix, value, bits, rounding, overflow, seed)
 
 
@@ -196,7 +199,7 @@ def _scalar_page(
         enc, result = _stored(spec, value, bits, links["rounding"], links["overflow"], links["seed"])
     except InputError as error:
         plain = {"prefix": prefix, "layout": layout}
-        context |= {"error": str(error), "format_groups": format_groups(typed, plain, spec, prefix)}
+        context |= _refused(error) | {"format_groups": format_groups(typed, plain, spec, prefix)}
         return _unrepeated(render(request, "visualise.html", context, fragment="visualiser", status_code=422),
                            context["drawn_seed"])
     carried = typed if result else enc.value.exact_string()
@@ -242,12 +245,18 @@ _NO_LAYOUT = FormatSpec(
 )
 
 
-def _layout_refused(request: Request, error: str, typed: dict[str, str], prefix: str) -> HTMLResponse:
+def _refused(error: InputError) -> dict[str, Any]:
+    """The refusal's sentence in the page's language, and whether it is still the core's English."""
+    sentence = refusal_sentence(error)
+    return {"error": sentence, "error_english": sentence == str(error)}
+
+
+def _layout_refused(request: Request, error: LayoutError, typed: dict[str, str], prefix: str) -> HTMLResponse:
     """The custom visualiser with its form as typed, and the sentence that says what the layout lacks."""
     layout_form = {name: typed[name] for name in ("exponent_bits", "mantissa_bits", "bias", "nan_style")}
     context = {
         "spec": _NO_LAYOUT, "roundings": ROUNDINGS, "overflows": OVERFLOW_POLICIES, "typed": typed["typed"],
-        "rounding": typed["rounding"], "overflow": typed["overflow"], "seed": typed["seed"], "error": error,
+        "rounding": typed["rounding"], "overflow": typed["overflow"], "seed": typed["seed"], **_refused(error),
         "enc": None, "prefix": prefix, "layout_form": layout_form, "nan_styles": NAN_STYLES,
         "custom_href": None, "drawn_seed": None,
         "format_groups": format_groups(typed["typed"], {"prefix": prefix}, None, prefix),

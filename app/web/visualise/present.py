@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import quote
 
 from app.formats import Encoding, FormatSpec, Real
+from app.web.platform.translations import N_, gettext
 from app.web.visualise.serialise import real_json
 
 SHORT_LENGTH = 24
@@ -179,24 +180,25 @@ def number_line(enc: Encoding) -> NumberLine:
         share = 0.0 if x == 0 or high == low else (_log2(x) - low) / (high - low)
         return Mark(label, shown(x) or Shown("0", "0"), round(2 + 96 * min(max(share, 0.0), 1.0), 2), row)
 
-    points = [("min subnormal", spec.min_subnormal, 2), ("min normal", spec.min_normal, 1),
-              ("1", Fraction(1), 2), ("max", spec.max, 1)]
+    # the labels stay English in the marks (the page's script has them too); the template translates them
+    points = [(N_("min subnormal"), spec.min_subnormal, 2), (N_("min normal"), spec.min_normal, 1),
+              ("1", Fraction(1), 2), (N_("max"), spec.max, 1)]
     if spec.kind != "float":
-        points = [("min positive", spec.min_positive, 1), ("max", spec.max, 1)]
+        points = [(N_("min positive"), spec.min_positive, 1), (N_("max"), spec.max, 1)]
     marks = tuple(mark(label, x, row) for label, x, row in points
                   if x is not None and spec.min_positive <= x <= spec.max)
     if v.kind == "nan":
-        return NumberLine(marks, None, "NaN is not a number, so it has no place on the line.")
+        return NumberLine(marks, None, gettext("NaN is not a number, so it has no place on the line."))
     if v.kind == "inf":
-        return NumberLine(marks, Mark("inf", Shown("inf", "inf"), 100.0, 0), "Infinity lies past max.")
+        return NumberLine(marks, Mark("inf", Shown("inf", "inf"), 100.0, 0), gettext("Infinity lies past max."))
     if v.is_zero:
-        return NumberLine(marks, mark("0", Fraction(0), 0), "Zero sits left of the smallest positive value.")
+        return NumberLine(marks, mark("0", Fraction(0), 0), gettext("Zero sits left of the smallest positive value."))
     where = mark("|value|", v.magnitude, 0)
     share = round((where.x - 2) / 96 * 100)
-    return NumberLine(marks, where, (
-        f"|value| sits {share}% of the way along the log scale from the smallest positive value "
-        f"{marks[0].value.text} to max {marks[-1].value.text}."
-    ))
+    return NumberLine(marks, where, gettext(
+        "|value| sits %(share)s%% of the way along the log scale from the smallest positive value %(low)s to max "
+        "%(high)s."
+    ) % {"share": share, "low": marks[0].value.text, "high": marks[-1].value.text})
 
 
 # -- the format table -------------------------------------------------------------------------------

@@ -11,18 +11,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.formats import BLOCK_FORMAT_IDS, CUSTOM_ID, FORMATS, SCALAR_FORMATS, FormatSpec
+from app.web.platform.translations import N_, gettext
 from app.web.visualise.block_page import block_url
 from app.web.visualise.present import visualise_url
 
-# (id, label) of each group, in the order the page shows them
+# (id, label) of each group, in the order the page shows them (the label translated where shown)
 GROUPS: tuple[tuple[str, str], ...] = (
-    ("wide", "IEEE, BF16 and TF32"),
+    ("wide", N_("IEEE, BF16 and TF32")),
     ("fp8", "FP8"),
-    ("narrow", "FP6, FP4 and E8M0"),
-    ("block", "Block formats"),
-    ("int", "Integers"),
-    ("codebook", "Codebook"),
-    ("custom", "Your layout"),
+    ("narrow", N_("FP6, FP4 and E8M0")),
+    ("block", N_("Block formats")),
+    ("int", N_("Integers")),
+    ("codebook", N_("Codebook")),
+    ("custom", N_("Your layout")),
 )
 
 
@@ -72,7 +73,7 @@ def format_groups(
     for format_id in BLOCK_FORMAT_IDS:
         spec = FORMATS[format_id]
         # NF4 is a codebook pill too: its block page's pill says that it is the block
-        name = spec.name if spec.kind == "block" else f"{spec.name.split(' (')[0]} block"
+        name = spec.name if spec.kind == "block" else gettext("%(name)s block") % {"name": spec.name.split(" (")[0]}
         pills["block"].append(Pill(spec, name, block_url(format_id, prefix=prefix), one_line(spec.summary), True))
     if current is not None and current.id == CUSTOM_ID:
         href = visualise_url(CUSTOM_ID, value=value, **links)
