@@ -28,6 +28,7 @@ from app.formats import (
     parse_number,
     quantize_blocks,
 )
+from app.web.platform.locale_input import typed_list
 from app.web.platform.refusals import refusal_sentence
 from app.web.platform.rendering import render
 from app.web.platform.translations import N_, gettext, prose_decimal
@@ -141,7 +142,7 @@ def block_page(request: Request, spec: FormatSpec, prefix: str) -> HTMLResponse:
             entries = _preset(preset, size)
             context["typed"] = _lines(entries)
         else:
-            entries = _entries(typed or "", size)
+            entries = _entries(typed_list(typed or ""), size)  # 0,5; -1,25 on a Turkish or Greek page
         values, changed = fp32_values(entries)
     except InputError as error:
         context["error"] = str(error)
