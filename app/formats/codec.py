@@ -12,7 +12,7 @@ from functools import cache
 
 from app.formats.encoding import Encoding, Rounded
 from app.formats.exact import Real, decimal
-from app.formats.messages import N_
+from app.formats.messages import N_, Phrase
 from app.formats.rounding import (
     OverflowPolicy,
     Rounding,
@@ -129,7 +129,10 @@ def _nan_bits(spec: FormatSpec, negative: bool) -> int:
 
 
 # Libraries whose casts saturate where ml_dtypes' gives NaN (the OCP FP8 specification allows both)
-SATURATED_BY = {"float8_e4m3fn": ", as PyTorch's .to(torch.float8_e4m3fn) and Transformer Engine do"}
+_SATURATING = {"float8_e4m3fn": Phrase(N_("PyTorch's .to(torch.float8_e4m3fn) and Transformer Engine"))}
+SATURATED_BY = {format_id: f", as {libraries} do" for format_id, libraries in _SATURATING.items()}
+# An encode's note is a Phrase (app/formats/messages.py): as a str, the English that the API and visualiser.js give;
+# pages show it in their language (refusal_sentence)
 
 
 def _encode_float(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: StochasticDraw | None) -> Rounded:
@@ -138,20 +141,20 @@ def _encode_float(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: Sto
         if spec.nan_style == "none":
             # ml_dtypes stores NaN in FP6/FP4 as a zero with the NaN's sign bit flipped
             return Rounded(decode(spec, float_bits(spec, not neg, 0, 0)), x, False, False,
-                           f"{spec.name} has no NaN; ml_dtypes stores NaN as a zero.")
+                           Phrase(N_("%(name)s has no NaN; ml_dtypes stores NaN as a zero."), {"name": spec.name}))
         return Rounded(decode(spec, _nan_bits(spec, neg)), x, False, False)
     if spec.nan_style == "e8m0" and (neg or x.is_zero):
-        why = "zero" if x.is_zero else "negative values"
-        return Rounded(decode(spec, _nan_bits(spec, neg)), x, False, False,
-                       f"{spec.name} has no sign and no zero, so {why} become NaN.")
+        why = (N_("%(name)s has no sign and no zero, so zero become NaN.") if x.is_zero
+               else N_("%(name)s has no sign and no zero, so negative values become NaN."))
+        return Rounded(decode(spec, _nan_bits(spec, neg)), x, False, False, Phrase(why, {"name": spec.name}))
     if x.kind == "inf":
         if spec.has_inf and not saturate:
             return Rounded(decode(spec, float_bits(spec, neg, (1 << spec.exponent_bits) - 1, 0)), x, False, False)
         if spec.overflow_default == "nan" and not saturate:
             return Rounded(decode(spec, _nan_bits(spec, neg)), x, False, False,
-                           f"{spec.name} has no infinity; ml_dtypes stores it as NaN.")
+                           Phrase(N_("%(name)s has no infinity; ml_dtypes stores it as NaN."), {"name": spec.name}))
         return Rounded(decode(spec, max_bits(spec, neg)), x, False, False,
-                       "Infinity is stored as the largest finite value (saturation).")
+                       Phrase(N_("Infinity is stored as the largest finite value (saturation).")))
     if x.is_zero:
         return Rounded(decode(spec, float_bits(spec, neg and spec.has_negative_zero, 0, 0)), x, False, False)
 
@@ -170,19 +173,24 @@ def _encode_float(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: Sto
     if e_eff > spec.emax or (e_eff == spec.emax and n > (1 << m) + spec.max_mantissa_field):
         if saturate or rounds_toward_zero(mode, neg) or spec.overflow_default == "saturate":
             return Rounded(decode(spec, max_bits(spec, neg)), x, True, False,
-                           f"Beyond the largest finite value {_max_text(spec)}: stored as ±max (saturation).")
+                           Phrase(N_("Beyond the largest finite value %(max)s: stored as ±max (saturation)."),
+                                  {"max": _max_text(spec)}))
         if spec.overflow_default == "inf":
             return Rounded(decode(spec, float_bits(spec, neg, (1 << spec.exponent_bits) - 1, 0)), x, True,
-                           False, "Beyond the largest finite value: overflow to infinity.")
-        return Rounded(decode(spec, _nan_bits(spec, neg)), x, True, False,
-                       f"{spec.name} has no infinity, so ml_dtypes' cast gives NaN on overflow; choose saturate "
-                       f"to keep ±max{SATURATED_BY.get(spec.id, '')}.")
+                           False, Phrase(N_("Beyond the largest finite value: overflow to infinity.")))
+        libraries = _SATURATING.get(spec.id)
+        note = (Phrase(N_("%(name)s has no infinity, so ml_dtypes' cast gives NaN on overflow; choose saturate to "
+                          "keep ±max, as %(libraries)s do."), {"name": spec.name, "libraries": libraries})
+                if libraries else Phrase(N_("%(name)s has no infinity, so ml_dtypes' cast gives NaN on overflow; "
+                                            "choose saturate to keep ±max."), {"name": spec.name}))
+        return Rounded(decode(spec, _nan_bits(spec, neg)), x, True, False, note)
     if n == 0:
         if not spec.has_zero:
             return Rounded(decode(spec, 0), x, False, True,
-                           f"{spec.name} has no zero: values below its smallest are stored as that smallest.")
+                           Phrase(N_("%(name)s has no zero: values below its smallest are stored as that smallest."),
+                                  {"name": spec.name}))
         return Rounded(decode(spec, float_bits(spec, neg and spec.has_negative_zero, 0, 0)), x, False, True,
-                       "Too small for this format: flushed to zero (underflow).")
+                       Phrase(N_("Too small for this format: flushed to zero (underflow).")))
     if n >> (m + 1):
         n, e_eff = n >> 1, e_eff + 1  # rounding carried into the next binade
     normal = n >> m  # else a subnormal, whose exponent field is 0
@@ -204,23 +212,25 @@ def int_limits(spec: FormatSpec) -> tuple[int, int]:
 def _encode_int(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: StochasticDraw | None) -> Rounded:
     lo, hi = int_limits(spec)
     if x.kind == "nan":
-        return Rounded(decode(spec, 0), x, False, False, "Integers have no NaN; stored as 0.")
+        return Rounded(decode(spec, 0), x, False, False, Phrase(N_("Integers have no NaN; stored as 0.")))
     if x.kind == "inf":
         v = lo if x.negative else hi
         return Rounded(decode(spec, v & ((1 << spec.bits) - 1)), x, False, False,
-                       "Integers have no infinity; stored as the nearest end of the range.")
+                       Phrase(N_("Integers have no infinity; stored as the nearest end of the range.")))
     n, r = divmod(x.magnitude.numerator, x.magnitude.denominator)
     if r and magnitude_rounds_up(mode, x.negative, r, x.magnitude.denominator, n % 2 == 0, rng):
         n += 1
     v = -n if x.negative else n
     overflowed = not lo <= v <= hi
-    note = None
+    note, limits = None, {"lo": str(lo), "hi": str(hi), "bits": str(spec.bits)}
     if overflowed:
         if saturate:
-            v, note = min(max(v, lo), hi), f"Outside {lo}..{hi}: clamped to the range (saturation)."
+            v, note = min(max(v, lo), hi), Phrase(N_("Outside %(lo)s..%(hi)s: clamped to the range (saturation)."),
+                                                  limits)
         else:
             v = (v - lo) % (1 << spec.bits) + lo
-            note = f"Outside {lo}..{hi}: wrapped around modulo 2^{spec.bits}, as an integer cast does."
+            note = Phrase(N_("Outside %(lo)s..%(hi)s: wrapped around modulo 2^%(bits)s, as an integer cast does."),
+                          limits)
     underflowed = v == 0 and not x.is_zero
     return Rounded(decode(spec, v & ((1 << spec.bits) - 1)), x, overflowed, underflowed, note)
 
@@ -229,11 +239,12 @@ def _encode_codebook(spec: FormatSpec, x: Real, mode: str, rng: StochasticDraw |
     values = _codebook(spec)
     if x.kind == "nan":
         return Rounded(decode(spec, values.index(Fraction(0))), x, False, False,
-                       f"{spec.name} has no NaN; stored as 0.")
+                       Phrase(N_("%(name)s has no NaN; stored as 0."), {"name": spec.name}))
     if x.kind == "inf" or not values[0] <= x.fraction <= values[-1]:
         code = 0 if x.negative else len(values) - 1
         return Rounded(decode(spec, code), x, x.is_finite, False,
-                       f"Outside [{values[0]}, {values[-1]}]: clamped to the nearest end of the codebook.")
+                       Phrase(N_("Outside [%(lo)s, %(hi)s]: clamped to the nearest end of the codebook."),
+                              {"lo": str(values[0]), "hi": str(values[-1])}))
     v = x.fraction
     i = bisect.bisect_right(values, v) - 1
     if values[i] == v:

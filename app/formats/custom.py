@@ -26,10 +26,10 @@ CustomNanStyle = Literal["ieee", "fn", "fnuz", "none"]
 CUSTOM_NAN_STYLES: tuple[str, ...] = get_args(CustomNanStyle)
 
 _STYLE_WORDS = {
-    "ieee": "IEEE-style ±inf and NaN",
-    "fn": "no inf; NaN at all ones",
-    "fnuz": "no inf, no −0; NaN at the pattern of −0",
-    "none": "no inf, no NaN",
+    "ieee": N_("IEEE-style ±inf and NaN"),
+    "fn": N_("no inf; NaN at all ones"),
+    "fnuz": N_("no inf, no −0; NaN at the pattern of −0"),
+    "none": N_("no inf, no NaN"),
 }
 _STYLE_SUFFIX = {"ieee": "", "fn": " FN", "fnuz": " FNUZ", "none": " (no inf/NaN)"}
 
@@ -67,8 +67,12 @@ def custom_format(
     bits = 1 + exponent_bits + mantissa_bits
     layout = ("float", bits, exponent_bits, mantissa_bits, bias, style, True)
     same = next((f.id for f in SCALAR_FORMATS if _layout(f) == layout), None)
-    summary = (f"Your own layout: 1 sign, {_bits(exponent_bits, 'exponent')} and {_bits(mantissa_bits, 'mantissa')}, "
-               f"bias {bias}; {_STYLE_WORDS[style]}." + (f" The same layout as {same}." if same else ""))
+    # a Phrase, as the pages translate it (app/formats/messages.py); as a str, the English
+    words = {"exponent": _bits(exponent_bits, "exponent"), "mantissa": _bits(mantissa_bits, "mantissa"),
+             "bias": str(bias), "style": Phrase(_STYLE_WORDS[style]), "same": same or ""}
+    summary = Phrase(N_("Your own layout: 1 sign, %(exponent)s and %(mantissa)s, bias %(bias)s; %(style)s. The same "
+                        "layout as %(same)s.") if same else
+                     N_("Your own layout: 1 sign, %(exponent)s and %(mantissa)s, bias %(bias)s; %(style)s."), words)
     return FormatSpec(
         id=CUSTOM_ID, name=_name(exponent_bits, mantissa_bits, bias, style), kind="float", bits=bits,
         exponent_bits=exponent_bits, mantissa_bits=mantissa_bits, bias=bias, nan_style=style, summary=summary,
@@ -99,8 +103,12 @@ def _layout(spec: FormatSpec) -> tuple[object, ...]:
     return spec.kind, spec.bits, spec.exponent_bits, spec.mantissa_bits, spec.bias, spec.nan_style, spec.signed
 
 
-def _bits(n: int, field: str) -> str:
-    return f"{n} {field} bit" + ("" if n == 1 else "s")
+_BITS = {("exponent", True): N_("%(count)s exponent bit"), ("exponent", False): N_("%(count)s exponent bits"),
+         ("mantissa", True): N_("%(count)s mantissa bit"), ("mantissa", False): N_("%(count)s mantissa bits")}
+
+
+def _bits(n: int, field: str) -> Phrase:
+    return Phrase(_BITS[field, n == 1], {"count": str(n)})
 
 
 def _name(exponent_bits: int, mantissa_bits: int, bias: int, style: str) -> str:

@@ -35,64 +35,64 @@ NF4_CODEBOOK = (
 NF4_BLOCK_SIZE = 64  # QLoRA's (and bitsandbytes') default
 
 _FLOAT32 = _float("float32", "FP32 (single)", 8, 23, 127,
-                  summary="IEEE 754 binary32: the default for training and master weights.")
+                  summary=N_("IEEE 754 binary32: the default for training and master weights."))
 
 SCALAR_FORMATS: tuple[FormatSpec, ...] = (
     # numpy's float128 is x87 extended precision padded to 16 bytes, not binary128: no library type to check against
     _float("float128", "FP128 (quad)", 15, 112, 16383, in_ml_dtypes=False,
-           summary="IEEE 754 binary128: 113 significant bits, about 34 decimal digits, FP64's range squared; "
-                   "in software (GCC's __float128) and on IBM POWER9 and later. Exact codec only: numpy and "
-                   "ml_dtypes have no binary128 type."),
+           summary=N_("IEEE 754 binary128: 113 significant bits, about 34 decimal digits, FP64's range squared; "
+                      "in software (GCC's __float128) and on IBM POWER9 and later. Exact codec only: numpy and "
+                      "ml_dtypes have no binary128 type.")),
     _float("float64", "FP64 (double)", 11, 52, 1023,
-           summary="IEEE 754 binary64: scientific computing, reference results."),
+           summary=N_("IEEE 754 binary64: scientific computing, reference results.")),
     _FLOAT32,
     _float("tfloat32", "TF32", 8, 10, 127, in_ml_dtypes=False, storage_bits=32,
-           summary="Matrix-unit input format (NVIDIA from A100, AMD MI300X): FP32's exponent range with FP16's "
-                   "10 mantissa bits, held in 32 bits."),
+           summary=N_("Matrix-unit input format (NVIDIA from A100, AMD MI300X): FP32's exponent range with FP16's "
+                      "10 mantissa bits, held in 32 bits.")),
     _float("float16", "FP16 (half)", 5, 10, 15,
-           summary="IEEE 754 binary16: fast, max 65504, but nothing below 2^-24 ≈ 6e-8, so small gradients "
-                   "underflow and need loss scaling."),
+           summary=N_("IEEE 754 binary16: fast, max 65504, but nothing below 2^-24 ≈ 6e-8, so small gradients "
+                      "underflow and need loss scaling.")),
     _float("bfloat16", "BF16 (brain float)", 8, 7, 127,
-           summary="FP32's exponent with 7 mantissa bits: nearly FP32's range at half the memory."),
+           summary=N_("FP32's exponent with 7 mantissa bits: nearly FP32's range at half the memory.")),
     _float("float8_e4m3fn", "FP8 E4M3 (OCP)", 4, 3, 7, "fn",
-           summary="OCP FP8 for weights and activations: no inf, max 448, one NaN per sign."),
+           summary=N_("OCP FP8 for weights and activations: no inf, max 448, one NaN per sign.")),
     _float("float8_e5m2", "FP8 E5M2 (OCP)", 5, 2, 15,
-           summary="OCP FP8 for gradients: FP16's range with 2 mantissa bits, IEEE-style inf and NaN."),
+           summary=N_("OCP FP8 for gradients: FP16's range with 2 mantissa bits, IEEE-style inf and NaN.")),
     _float("float8_e4m3fnuz", "FP8 E4M3 FNUZ", 4, 3, 8, "fnuz",
-           summary="Graphcore/AMD variant: bias 8, no inf, no negative zero, NaN at 0x80."),
+           summary=N_("Graphcore/AMD variant: bias 8, no inf, no negative zero, NaN at 0x80.")),
     _float("float8_e5m2fnuz", "FP8 E5M2 FNUZ", 5, 2, 16, "fnuz",
-           summary="Graphcore/AMD variant: bias 16, no inf, no negative zero, NaN at 0x80."),
+           summary=N_("Graphcore/AMD variant: bias 16, no inf, no negative zero, NaN at 0x80.")),
     _float("float8_e4m3", "FP8 E4M3 (IEEE-style)", 4, 3, 7,
-           summary="E4M3 with IEEE-style inf and NaN: max 240."),
+           summary=N_("E4M3 with IEEE-style inf and NaN: max 240.")),
     _float("float8_e3m4", "FP8 E3M4", 3, 4, 3,
-           summary="More precision, less range: max 15.5, IEEE-style inf and NaN."),
+           summary=N_("More precision, less range: max 15.5, IEEE-style inf and NaN.")),
     _float("float8_e4m3b11fnuz", "FP8 E4M3 B11 FNUZ", 4, 3, 11, "fnuz",
-           summary="Google's E4M3 with bias 11 (as in Sun et al.'s hybrid FP8): max 30, down to 2^-13; "
-                   "no inf, no negative zero, NaN at 0x80."),
+           summary=N_("Google's E4M3 with bias 11 (as in Sun et al.'s hybrid FP8): max 30, down to 2^-13; "
+                      "no inf, no negative zero, NaN at 0x80.")),
     _float("float8_e8m0fnu", "E8M0 (MX scale)", 8, 0, 127, "e8m0", signed=False,
-           summary="Unsigned powers of two from 2^-127 to 2^127: the shared scale of MX blocks; no zero."),
+           summary=N_("Unsigned powers of two from 2^-127 to 2^127: the shared scale of MX blocks; no zero.")),
     _float("float6_e2m3fn", "FP6 E2M3", 2, 3, 1, "none",
-           summary="OCP MX element format: max 7.5, no inf or NaN."),
+           summary=N_("OCP MX element format: max 7.5, no inf or NaN.")),
     _float("float6_e3m2fn", "FP6 E3M2", 3, 2, 3, "none",
-           summary="OCP MX element format: max 28, no inf or NaN."),
+           summary=N_("OCP MX element format: max 28, no inf or NaN.")),
     _float("float4_e2m1fn", "FP4 E2M1", 2, 1, 1, "none",
-           summary="OCP MX and NVFP4 element format: eight magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6."),
+           summary=N_("OCP MX and NVFP4 element format: eight magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6.")),
     FormatSpec(id="int8", name="INT8", kind="int", bits=8, ml_dtype="int8",
-               summary="Two's complement -128..127: the workhorse of inference quantisation."),
+               summary=N_("Two's complement -128..127: the workhorse of inference quantisation.")),
     FormatSpec(id="uint8", name="UINT8", kind="int", bits=8, signed=False, ml_dtype="uint8",
-               summary="Unsigned 0..255: images, and asymmetric quantisation with a zero point."),
+               summary=N_("Unsigned 0..255: images, and asymmetric quantisation with a zero point.")),
     FormatSpec(id="int4", name="INT4", kind="int", bits=4, ml_dtype="int4",
-               summary="Two's complement -8..7: weight-only quantisation of large language models."),
+               summary=N_("Two's complement -8..7: weight-only quantisation of large language models.")),
     FormatSpec(id="uint4", name="UINT4", kind="int", bits=4, signed=False, ml_dtype="uint4",
-               summary="Unsigned 0..15: 4-bit quantisation with a zero point."),
+               summary=N_("Unsigned 0..15: 4-bit quantisation with a zero point.")),
     FormatSpec(id="int2", name="INT2", kind="int", bits=2, ml_dtype="int2",
-               summary="Two's complement -2..1: the narrowest signed integer, for 2-bit weight quantisation."),
+               summary=N_("Two's complement -2..1: the narrowest signed integer, for 2-bit weight quantisation.")),
     FormatSpec(id="uint2", name="UINT2", kind="int", bits=2, signed=False, ml_dtype="uint2",
-               summary="Unsigned 0..3: 2-bit quantisation with a zero point."),
+               summary=N_("Unsigned 0..3: 2-bit quantisation with a zero point.")),
     # bitsandbytes keeps one FP32 absmax per block of codes (without double quantisation)
     FormatSpec(id="nf4", name="NF4 (NormalFloat)", kind="codebook", bits=4, codebook=NF4_CODEBOOK,
                scale=_FLOAT32, block_size=NF4_BLOCK_SIZE, scale_bits=_FLOAT32.bits,
-               summary="QLoRA's 16 quantiles of a normal distribution in [-1, 1], scaled per block by its absmax."),
+               summary=N_("QLoRA's 16 quantiles of a normal distribution in [-1, 1], scaled per block by its absmax.")),
 )
 
 
@@ -110,19 +110,19 @@ def _block(
 
 BLOCK_FORMATS: tuple[FormatSpec, ...] = (
     _block("mxfp8_e4m3", "MXFP8 (E4M3)", "float8_e4m3fn", "float8_e8m0fnu", 32,
-           "OCP MX: 32 E4M3 elements share one power-of-two scale."),
+           N_("OCP MX: 32 E4M3 elements share one power-of-two scale.")),
     _block("mxfp8_e5m2", "MXFP8 (E5M2)", "float8_e5m2", "float8_e8m0fnu", 32,
-           "OCP MX: 32 E5M2 elements share one power-of-two scale."),
+           N_("OCP MX: 32 E5M2 elements share one power-of-two scale.")),
     _block("mxfp6_e2m3", "MXFP6 (E2M3)", "float6_e2m3fn", "float8_e8m0fnu", 32,
-           "OCP MX: 32 FP6 E2M3 elements share one power-of-two scale."),
+           N_("OCP MX: 32 FP6 E2M3 elements share one power-of-two scale.")),
     _block("mxfp6_e3m2", "MXFP6 (E3M2)", "float6_e3m2fn", "float8_e8m0fnu", 32,
-           "OCP MX: 32 FP6 E3M2 elements share one power-of-two scale."),
+           N_("OCP MX: 32 FP6 E3M2 elements share one power-of-two scale.")),
     _block("mxfp4", "MXFP4", "float4_e2m1fn", "float8_e8m0fnu", 32,
-           "OCP MX: 32 FP4 E2M1 elements share one power-of-two scale."),
+           N_("OCP MX: 32 FP4 E2M1 elements share one power-of-two scale.")),
     _block("mxint8", "MXINT8", "int8", "float8_e8m0fnu", 32,
-           "OCP MX: 32 8-bit integers (implicit scale 2^-6) share one power-of-two scale.", -6),
+           N_("OCP MX: 32 8-bit integers (implicit scale 2^-6) share one power-of-two scale."), -6),
     _block("nvfp4", "NVFP4", "float4_e2m1fn", "float8_e4m3fn", 16,
-           "NVIDIA Blackwell: 16 FP4 elements share an E4M3 scale, under one FP32 tensor scale."),
+           N_("NVIDIA Blackwell: 16 FP4 elements share an E4M3 scale, under one FP32 tensor scale.")),
 )
 
 FORMATS: dict[str, FormatSpec] = {f.id: f for f in SCALAR_FORMATS + BLOCK_FORMATS}

@@ -14,6 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from app.formats.exact import Real
+from app.formats.messages import N_
 from app.formats.summation import SUMMATION_METHODS, Summed, exact_prefix_sums, sum_values, summable
 from app.formats.vector import round_to_format
 from app.refusal import Refusal
@@ -61,8 +62,10 @@ def parse_count(text: str) -> int:
     except (ValueError, OverflowError):
         count = -1
     if not 1 <= count <= MAX_VALUES:
-        raise AccumulationInputError(f"n must be a whole number of values from 1 to {MAX_VALUES:,}, such as 10000 "
-                                     f"or 1e6; {text[:40]!r} is not.")
+        raise AccumulationInputError(
+            template=N_("n must be a whole number of values from 1 to %(most)s, such as 10000 or 1e6; "
+                        "%(text)s is not."),
+            params={"most": f"{MAX_VALUES:,}", "text": repr(text[:40])})
     return count
 
 
@@ -70,7 +73,9 @@ def parse_seed(text: str) -> int:
     """The seed of the draw: a whole number from 0 to 2^32 - 1."""
     cleaned = text.strip()
     if not (cleaned.isdigit() and cleaned.isascii() and len(cleaned) <= 10 and int(cleaned) <= MAX_SEED):
-        raise AccumulationInputError(f"The seed must be a whole number from 0 to {MAX_SEED:,}; {text[:40]!r} is not.")
+        raise AccumulationInputError(template=N_("The seed must be a whole number from 0 to %(most)s; "
+                                                 "%(text)s is not."),
+                                     params={"most": f"{MAX_SEED:,}", "text": repr(text[:40])})
     return int(cleaned)
 
 
@@ -78,15 +83,15 @@ def parse_methods(names: list[str]) -> tuple[str, ...]:
     """The methods asked for, in the figure's order; all four when none is named."""
     unknown = [name for name in names if name not in SUMMATION_METHODS]
     if unknown:
-        raise AccumulationInputError(f"{unknown[0][:40]!r} is not a summation method; choose from "
-                                     f"{', '.join(SUMMATION_METHODS)}.")
+        raise AccumulationInputError(template=N_("%(name)s is not a summation method; choose from %(known)s."),
+                                     params={"name": repr(unknown[0][:40]), "known": ", ".join(SUMMATION_METHODS)})
     return tuple(m for m in SUMMATION_METHODS if m in names) if names else tuple(SUMMATION_METHODS)
 
 
 def _distribution(name: str) -> str:
     if name not in ACCUMULATION_DISTRIBUTIONS:
-        raise AccumulationInputError(f"{name[:40]!r} is not a distribution here; choose from "
-                                     f"{', '.join(ACCUMULATION_DISTRIBUTIONS)}.")
+        raise AccumulationInputError(template=N_("%(name)s is not a distribution here; choose from %(known)s."),
+                                     params={"name": repr(name[:40]), "known": ", ".join(ACCUMULATION_DISTRIBUTIONS)})
     return name
 
 
@@ -160,7 +165,8 @@ def accumulate(format_id: str, distribution: str, n: int, seed: int,
     """The figure for these settings; refused with a sentence when the format or distribution is not offered."""
     spec, distribution = summable(format_id), _distribution(distribution)
     if not 1 <= n <= MAX_VALUES or not 0 <= seed <= MAX_SEED:
-        raise AccumulationInputError(f"n runs from 1 to {MAX_VALUES:,} and the seed from 0 to {MAX_SEED:,}.")
+        raise AccumulationInputError(template=N_("n runs from 1 to %(most)s and the seed from 0 to %(most_seed)s."),
+                                     params={"most": f"{MAX_VALUES:,}", "most_seed": f"{MAX_SEED:,}"})
     return _accumulate(spec.id, distribution, n, seed, methods)
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from app.quiz.bank_fields import (
     FIGURES_ASKED,
@@ -193,7 +194,7 @@ def _question(block: list[Field], topic: str, name: str) -> Question:
         if field.key not in FIELDS[kind.value]:
             raise BankError(name, field.line, f"A {kind.value} question has no '{field.key}:' field; "
                                               f"its fields are: {', '.join(FIELDS[kind.value])}.")
-    common = {"id": question_id.value, "topic": topic, "prompt": single["prompt"].value,
+    common: dict[str, Any] = {"id": question_id.value, "topic": topic, "prompt": single["prompt"].value,
               "explanation": single["explanation"].value if "explanation" in single else ""}
     if kind.value in ("single", "multiple"):
         options = choices(block, name)

@@ -22,6 +22,7 @@ from app.quiz.generator_params import (
     sample_pattern,
     sample_value,
 )
+from app.quiz.messages import N_, Message
 from app.quiz.questions import (
     BitPattern,
     Choice,
@@ -30,11 +31,16 @@ from app.quiz.questions import (
     SingleChoice,
     anatomy,
     approx,
+    bits_message,
     rounding_story,
-    show_bits,
+    worded,
 )
 
-_EXACT = "Type it exactly: a decimal, a fraction such as 1025/1024 or a hex float such as 0x1.004p0."
+# Every prompt, choice and explanation below is a message (app/quiz/messages.py): str() of it is the English the
+# API and stored attempts know, and the web layer words it in the page's language. Numbers, bit patterns, format
+# names and exact values are its parameters, the same in every language.
+_EXACT = Message(N_("Type it exactly: a decimal, a fraction such as 1025/1024 or a hex float such as 0x1.004p0."))
+
 
 class UnknownQuestion(LookupError):
     """A question id that is neither in the bank nor a generated question's id."""
@@ -79,11 +85,14 @@ _BITS: dict[str, Decades] = {"bfloat16": (2, -3, 2), "float16": (2, -3, 1), "flo
 def _bits(format_id: str, value: str) -> BitPattern:
     spec, x = read_value(_BITS, format_id, value, signed=True)
     stored = encode(spec, x).encoding
-    return BitPattern(
-        id=generated_id("bits", format_id, value), topic="number_formats", format=format_id, answer=stored.bits,
-        prompt=f"{value} is rounded to {spec.name}, to nearest with ties to even. Type the bits that are stored, "
-        "in hex (0x…) or binary.",
-        explanation=f"{value} in {spec.name} is stored as {rounding_story(x, stored)}. {anatomy(stored)}.",
+    return worded(
+        BitPattern, id=generated_id("bits", format_id, value), topic="number_formats", format=format_id,
+        answer=stored.bits,
+        prompt=Message(N_("%(value)s is rounded to %(format)s, to nearest with ties to even. Type the bits that are "
+                          "stored, in hex (0x…) or binary."), {"value": value, "format": spec.name}),
+        explanation=Message(N_("%(value)s in %(format)s is stored as %(story)s. %(anatomy)s."),
+                            {"value": value, "format": spec.name, "story": rounding_story(x, stored),
+                             "anatomy": anatomy(stored)}),
     )
 
 
@@ -92,21 +101,23 @@ _DECODE = ("bfloat16", "float16", "float8_e4m3fn", "float8_e5m2", "float6_e3m2fn
 
 def _decode(format_id: str, pattern: str) -> Numeric:
     encoding = read_pattern(_DECODE, format_id, pattern, signed=True)
-    return Numeric(
-        id=generated_id("decode", format_id, pattern), topic="number_formats", answer=encoding.value.fraction,
-        prompt=f"Which value does the {encoding.format.name} pattern {show_bits(format_id, encoding.bits)} "
-        f"hold? {_EXACT}",
-        explanation=f"{anatomy(encoding)}.",
+    return worded(
+        Numeric, id=generated_id("decode", format_id, pattern), topic="number_formats",
+        answer=encoding.value.fraction,
+        prompt=Message(N_("Which value does the %(format)s pattern %(bits)s hold? %(exactly)s"),
+                       {"format": encoding.format.name, "bits": bits_message(format_id, encoding.bits),
+                        "exactly": _EXACT}),
+        explanation=Message(N_("%(anatomy)s."), {"anatomy": anatomy(encoding)}),
     )
 
 
 _MAX = ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
         "float8_e4m3", "float8_e3m4", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn")
 _WHY_TOP = {
-    "ieee": "the all-ones exponent field is kept for infinity and NaN",
-    "fn": "there is no infinity, and only the all-ones exponent with the all-ones mantissa is NaN",
-    "fnuz": "there is no infinity, and the only NaN is the pattern of negative zero",
-    "none": "there is no infinity and no NaN, so every pattern is a number",
+    "ieee": N_("the all-ones exponent field is kept for infinity and NaN"),
+    "fn": N_("there is no infinity, and only the all-ones exponent with the all-ones mantissa is NaN"),
+    "fnuz": N_("there is no infinity, and the only NaN is the pattern of negative zero"),
+    "none": N_("there is no infinity and no NaN, so every pattern is a number"),
 }
 
 
@@ -114,12 +125,16 @@ def _max(format_id: str) -> Numeric:
     spec = allowed_spec(format_id, _MAX)
     largest = encode(spec, Real.of(spec.max)).encoding
     rounded = spec.max > 10**6  # nobody types 39 digits: three significant figures will do
-    return Numeric(
-        id=generated_id("max", format_id), topic="number_formats", answer=spec.max, figures=3 if rounded else None,
-        prompt=f"What is the largest finite value of {spec.name}?" + (" Three significant figures will do."
-                                                                       if rounded else ""),
-        explanation=f"In {spec.name} {_WHY_TOP[spec.nan_style]}. The largest finite pattern is {anatomy(largest)}"
-        + (f" {approx(spec.max)}." if rounded else "."),
+    facts = {"format": spec.name, "why": Message(_WHY_TOP[spec.nan_style]), "anatomy": anatomy(largest),
+             "approx": approx(spec.max)}
+    return worded(
+        Numeric, id=generated_id("max", format_id), topic="number_formats", answer=spec.max,
+        figures=3 if rounded else None,
+        prompt=Message(N_("What is the largest finite value of %(format)s? Three significant figures will do.")
+                       if rounded else N_("What is the largest finite value of %(format)s?"), facts),
+        explanation=Message(N_("In %(format)s %(why)s. The largest finite pattern is %(anatomy)s %(approx)s.")
+                            if rounded else N_("In %(format)s %(why)s. The largest finite pattern is %(anatomy)s."),
+                            facts),
     )
 
 
@@ -132,12 +147,18 @@ def _next_up(format_id: str, pattern: str) -> Numeric:
     assert after is not None  # below max, so a larger finite value exists
     spec, x, e = encoding.format, encoding.value.exact_string(), encoding.exponent or 0
     step = Real.of(after.value.fraction - encoding.value.fraction).exact_string()
-    return Numeric(
-        id=generated_id("next_up", format_id, pattern), topic="number_formats", answer=after.value.fraction,
-        prompt=f"{x} is a value of {spec.name}. What is the next larger value of {spec.name}? {_EXACT}",
-        explanation=f"{x} = {encoding.significand_binary} (binary) × 2^{e}. With {spec.mantissa_bits} mantissa bits, "
-        f"values from 2^{e} to 2^{e + 1} are 2^{e - spec.mantissa_bits} = {step} apart, so the next one is "
-        f"{after.value.exact_string()} ({after.hex}).",
+    return worded(
+        Numeric, id=generated_id("next_up", format_id, pattern), topic="number_formats",
+        answer=after.value.fraction,
+        prompt=Message(N_("%(value)s is a value of %(format)s. What is the next larger value of %(format)s? "
+                          "%(exactly)s"), {"value": x, "format": spec.name, "exactly": _EXACT}),
+        explanation=Message(
+            N_("%(value)s = %(significand)s (binary) × 2^%(exponent)s. With %(bits)s mantissa bits, values from "
+               "2^%(exponent)s to 2^%(above)s are 2^%(spacing)s = %(step)s apart, so the next one is %(next)s "
+               "(%(hex)s)."),
+            {"value": x, "significand": encoding.significand_binary, "exponent": e, "bits": spec.mantissa_bits,
+             "above": e + 1, "spacing": e - spec.mantissa_bits, "step": step, "next": after.value.exact_string(),
+             "hex": after.hex}),
     )
 
 
@@ -150,24 +171,34 @@ def _underflow(format_id: str, value: str) -> SingleChoice:
     spec, x = read_value(_UNDERFLOW, format_id, value, signed=False)
     stored = encode(spec, x).encoding
     tiny, normal, result = spec.min_subnormal or Fraction(0), spec.min_normal or Fraction(0), stored.value.magnitude
-    shown = "0" if not result else approx(result)
+    facts = {"value": value, "format": spec.name, "shown": "0" if not result else approx(result),
+             "half": spec.emin - spec.mantissa_bits - 1, "approx_half": approx(tiny / 2),
+             "tiny": spec.emin - spec.mantissa_bits, "approx_tiny": approx(tiny),
+             "normal": spec.emin, "approx_normal": approx(normal),
+             "stored": stored.value.exact_string(), "hex": stored.hex}
     options = (
-        Choice("It becomes 0 (underflow).",
-               f"Only values up to half the smallest subnormal, 2^{spec.emin - spec.mantissa_bits - 1} "
-               f"{approx(tiny / 2)}, round to 0 (half itself is a tie, which goes to the even 0); {value} is "
-               f"{'below' if x.magnitude < tiny / 2 else 'above'} it."),
-        Choice("It is stored as a subnormal number, with fewer significant bits.",
-               f"Subnormals run from 2^{spec.emin - spec.mantissa_bits} {approx(tiny)} to just below the smallest "
-               f"normal; {value} rounds to {shown}, which is {'' if stored.cls == 'subnormal' else 'not '}one."),
-        Choice("It is stored as a normal number.",
-               f"Normal numbers start at 2^{spec.emin} {approx(normal)}; {value} is "
-               f"{'at least' if stored.cls == 'normal' else 'below'} that after rounding."),
+        Choice.of(Message(N_("It becomes 0 (underflow).")), Message(
+            N_("Only values up to half the smallest subnormal, 2^%(half)s %(approx_half)s, round to 0 (half itself "
+               "is a tie, which goes to the even 0); %(value)s is below it.") if x.magnitude < tiny / 2 else
+            N_("Only values up to half the smallest subnormal, 2^%(half)s %(approx_half)s, round to 0 (half itself "
+               "is a tie, which goes to the even 0); %(value)s is above it."), facts)),
+        Choice.of(Message(N_("It is stored as a subnormal number, with fewer significant bits.")), Message(
+            N_("Subnormals run from 2^%(tiny)s %(approx_tiny)s to just below the smallest normal; %(value)s rounds "
+               "to %(shown)s, which is one.") if stored.cls == "subnormal" else
+            N_("Subnormals run from 2^%(tiny)s %(approx_tiny)s to just below the smallest normal; %(value)s rounds "
+               "to %(shown)s, which is not one."), facts)),
+        Choice.of(Message(N_("It is stored as a normal number.")), Message(
+            N_("Normal numbers start at 2^%(normal)s %(approx_normal)s; %(value)s is at least that after rounding.")
+            if stored.cls == "normal" else
+            N_("Normal numbers start at 2^%(normal)s %(approx_normal)s; %(value)s is below that after rounding."),
+            facts)),
     )
-    return SingleChoice(
-        id=generated_id("underflow", format_id, value), topic="fp16_vs_bf16", options=options,
+    return worded(
+        SingleChoice, id=generated_id("underflow", format_id, value), topic="fp16_vs_bf16", options=options,
         answers=frozenset({_CLASSES.index(stored.cls)}),
-        prompt=f"The value {value} is rounded to {spec.name}, to nearest with ties to even. What happens?",
-        explanation=f"In {spec.name}, {value} is stored as {stored.value.exact_string()} ({stored.hex}).",
+        prompt=Message(N_("The value %(value)s is rounded to %(format)s, to nearest with ties to even. What "
+                          "happens?"), facts),
+        explanation=Message(N_("In %(format)s, %(value)s is stored as %(stored)s (%(hex)s)."), facts),
     )
 
 
@@ -177,11 +208,13 @@ _STORED: dict[str, Decades] = {"float8_e4m3fn": (3, -2, -1), "float8_e5m2": (3, 
 def _stored(format_id: str, value: str) -> Numeric:
     spec, x = read_value(_STORED, format_id, value, signed=False)
     stored = encode(spec, x).encoding
-    return Numeric(
-        id=generated_id("stored", format_id, value), topic="fp8", answer=stored.value.fraction,
-        prompt=f"{value} is rounded to {spec.name}, to nearest with ties to even. Which value is stored? {_EXACT}",
-        explanation=f"With {spec.mantissa_bits} mantissa bits, {value} is stored as {rounding_story(x, stored)}. "
-        f"{anatomy(stored)}.",
+    return worded(
+        Numeric, id=generated_id("stored", format_id, value), topic="fp8", answer=stored.value.fraction,
+        prompt=Message(N_("%(value)s is rounded to %(format)s, to nearest with ties to even. Which value is "
+                          "stored? %(exactly)s"), {"value": value, "format": spec.name, "exactly": _EXACT}),
+        explanation=Message(N_("With %(bits)s mantissa bits, %(value)s is stored as %(story)s. %(anatomy)s."),
+                            {"bits": spec.mantissa_bits, "value": value, "story": rounding_story(x, stored),
+                             "anatomy": anatomy(stored)}),
     )
 
 
@@ -197,26 +230,30 @@ def _overflow(format_id: str, value: str) -> SingleChoice:
     if x.magnitude < Fraction(10) ** (lowest + digits - 1):
         raise ValueError(f"{value!r} is below the range this generator draws from")
     stored = encode(spec, x).encoding
-    sign, default = ("−" if x.negative else "+"), spec.overflow_default
-    extreme = "the most negative finite value" if x.negative else "the largest finite value"
+    default = spec.overflow_default
+    facts = {"sign": "−" if x.negative else "+", "format": spec.name, "max": Real.of(spec.max).exact_string(),
+             "value": value, "stored": stored.value.exact_string(), "hex": stored.hex}
     options = (
-        Choice(f"{sign}infinity", f"{spec.name} has an infinity, and overflow rounds to it as in IEEE 754."
-               if spec.has_inf else f"{spec.name} has no infinity to overflow to."),
-        Choice("NaN", "With no infinity to go to, ml_dtypes' cast gives NaN in this format unless saturation "
-               "(±max) is asked for. Other libraries choose differently, as the OCP FP8 specification allows: "
-               "PyTorch's .to(torch.float8_e4m3fn) and Transformer Engine saturate to ±max."
-               if default == "nan" else f"{spec.name} does not turn overflow into NaN."),
-        Choice(f"{sign}{Real.of(spec.max).exact_string()}, {extreme} (saturation)",
-               f"{spec.name} has neither infinity nor NaN, so a value beyond max is clamped to ±max."
-               if default == "saturate" else "Saturation is an option of a cast, not ml_dtypes' default in this "
-               "format."),
+        Choice.of(Message(N_("%(sign)sinfinity"), facts), Message(
+            N_("%(format)s has an infinity, and overflow rounds to it as in IEEE 754.") if spec.has_inf else
+            N_("%(format)s has no infinity to overflow to."), facts)),
+        Choice.of("NaN", Message(
+            N_("With no infinity to go to, ml_dtypes' cast gives NaN in this format unless saturation (±max) is "
+               "asked for. Other libraries choose differently, as the OCP FP8 specification allows: PyTorch's "
+               ".to(torch.float8_e4m3fn) and Transformer Engine saturate to ±max.") if default == "nan" else
+            N_("%(format)s does not turn overflow into NaN."), facts)),
+        Choice.of(Message(N_("%(sign)s%(max)s, the most negative finite value (saturation)") if x.negative else
+                          N_("%(sign)s%(max)s, the largest finite value (saturation)"), facts), Message(
+            N_("%(format)s has neither infinity nor NaN, so a value beyond max is clamped to ±max.")
+            if default == "saturate" else
+            N_("Saturation is an option of a cast, not ml_dtypes' default in this format."), facts)),
     )
-    return SingleChoice(
-        id=generated_id("overflow", format_id, value), topic="fp8", options=options,
+    return worded(
+        SingleChoice, id=generated_id("overflow", format_id, value), topic="fp8", options=options,
         answers=frozenset({_OUTCOMES.index(default)}),
-        prompt=f"The largest finite {spec.name} value is {Real.of(spec.max).exact_string()}. What does a cast "
-        f"(as ml_dtypes casts, without asking for saturation) store for {value}?",
-        explanation=f"{value} in {spec.name} becomes {stored.value.exact_string()} ({stored.hex}).",
+        prompt=Message(N_("The largest finite %(format)s value is %(max)s. What does a cast (as ml_dtypes casts, "
+                          "without asking for saturation) store for %(value)s?"), facts),
+        explanation=Message(N_("%(value)s in %(format)s becomes %(stored)s (%(hex)s)."), facts),
     )
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 from app.formats import Encoding, Real, decode, get_format, next_down, next_up
+from app.quiz.messages import N_, Message
 
 QuestionType = Literal["single", "multiple", "numeric", "bits"]
 QUESTION_TYPES: tuple[QuestionType, ...] = ("single", "multiple", "numeric", "bits")
@@ -14,10 +15,18 @@ QUESTION_TYPES: tuple[QuestionType, ...] = ("single", "multiple", "numeric", "bi
 
 @dataclass(frozen=True)
 class Choice:
-    """One choice of a choice question, with why it is right or wrong."""
+    """One choice of a choice question, with why it is right or wrong; a generated choice also has the two as
+    the core's messages (`messages`: text, explanation), for the web layer to word in the page's language. A text
+    that is a plain string there is a name or a value, the same in every language."""
 
     text: str
     explanation: str
+    messages: tuple[str | Message, Message] | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, text: str | Message, explanation: Message) -> Choice:
+        """A generated choice: in English its messages filled in."""
+        return cls(str(text), str(explanation), (text, explanation))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -29,6 +38,9 @@ class Question:
     topic: str
     prompt: str
     explanation: str = ""
+    # A generated question's prompt and explanation as the core's messages (app/quiz/messages.py); None for the
+    # bank's questions, which are translated in the bank (quiz/<language>/)
+    messages: tuple[Message, Message] | None = field(default=None, compare=False, repr=False)
 
     @property
     def choices(self) -> tuple[str, ...] | None:
@@ -105,15 +117,28 @@ class BitPattern(Question):
     answer: int
 
 
+Q = TypeVar("Q", bound=Question)
+
+
+def worded(kind: type[Q], *, prompt: Message, explanation: Message, **fields: Any) -> Q:
+    """A generated question whose prompt and explanation are messages: in English, the messages filled in."""
+    return kind(prompt=str(prompt), explanation=str(explanation), messages=(prompt, explanation), **fields)
+
+
 def show_bits(format_id: str, bits: int) -> str:
     """A pattern as a person reads it: hex, then binary split into sign, exponent and mantissa fields."""
+    return str(bits_message(format_id, bits))
+
+
+def bits_message(format_id: str, bits: int) -> Message:
+    """show_bits as a message: 0x3c00 (binary 0 01111 0000000000)."""
     encoding = decode(get_format(format_id), bits)
     spec, binary = encoding.format, encoding.binary
     if spec.kind == "float":
         cuts = [spec.sign_bits, spec.sign_bits + spec.exponent_bits]
         fields = [binary[: cuts[0]], binary[cuts[0] : cuts[1]], binary[cuts[1] :]]
-        binary = " ".join(field for field in fields if field)
-    return f"{encoding.hex} (binary {binary})"
+        binary = " ".join(part for part in fields if part)
+    return Message(N_("%(hex)s (binary %(binary)s)"), {"hex": encoding.hex, "binary": binary})
 
 
 def approx(x: Fraction, figures: int = 3) -> str:
@@ -133,22 +158,31 @@ def leading_exponent(x: Fraction) -> int:
     return exponent
 
 
-def anatomy(encoding: Encoding) -> str:
+def anatomy(encoding: Encoding) -> Message:
     """How the fields of a float pattern make its value: sign, exponent field, mantissa field, significand."""
     spec, exponent = encoding.format, encoding.exponent or 0
-    exponent_note = (f"exponent field 0, a subnormal, so 2^{exponent}" if encoding.cls == "subnormal"
-                     else f"exponent field {encoding.exponent_field} − bias {spec.bias} = {exponent}")
-    return (f"{show_bits(spec.id, encoding.bits)}: sign {encoding.sign}, {exponent_note}, mantissa field "
-            f"{encoding.mantissa_field:0{spec.mantissa_bits}b}, so the value is {'−' if encoding.sign else ''}"
-            f"{encoding.significand_binary} (binary) × 2^{exponent} = {encoding.value.exact_string()}")
+    exponent_note = (Message(N_("exponent field 0, a subnormal, so 2^%(exponent)s"), {"exponent": exponent})
+                     if encoding.cls == "subnormal" else
+                     Message(N_("exponent field %(field)s − bias %(bias)s = %(exponent)s"),
+                             {"field": encoding.exponent_field, "bias": spec.bias, "exponent": exponent}))
+    return Message(
+        N_("%(bits)s: sign %(sign)s, %(exponent_note)s, mantissa field %(mantissa)s, so the value is "
+           "%(significand)s (binary) × 2^%(exponent)s = %(value)s"),
+        {"bits": bits_message(spec.id, encoding.bits), "sign": encoding.sign, "exponent_note": exponent_note,
+         "mantissa": f"{encoding.mantissa_field:0{spec.mantissa_bits}b}",
+         "significand": f"{'−' if encoding.sign else ''}{encoding.significand_binary}", "exponent": exponent,
+         "value": encoding.value.exact_string()},
+    )
 
 
-def rounding_story(x: Real, stored: Encoding) -> str:
+def rounding_story(x: Real, stored: Encoding) -> Message:
     """Which value x is stored as, and between which two neighbours it was rounded."""
     value = stored.value.exact_string()
     if stored.value == x:
-        return f"{stored.hex} = {value} exactly: it is representable"
+        return Message(N_("%(hex)s = %(value)s exactly: it is representable"), {"hex": stored.hex, "value": value})
     lower, upper = (stored, next_up(stored)) if stored.value.fraction < x.fraction else (next_down(stored), stored)
     assert lower is not None and upper is not None  # x lies strictly between two finite values
-    return (f"{stored.hex} = {value}, the nearer of the two values around it, {lower.value.exact_string()} and "
-            f"{upper.value.exact_string()} (a tie would go to the one with an even mantissa)")
+    return Message(N_("%(hex)s = %(value)s, the nearer of the two values around it, %(lower)s and %(upper)s (a tie "
+                      "would go to the one with an even mantissa)"),
+                   {"hex": stored.hex, "value": value, "lower": lower.value.exact_string(),
+                    "upper": upper.value.exact_string()})

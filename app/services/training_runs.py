@@ -22,7 +22,7 @@ from typing import Any
 from app.refusal import Refusal
 from app.services.metrics import TRAINING_COMPUTED, TRAINING_IN_FLIGHT
 from app.services.train_workers import TrainWorkers, WorkerLost, WorkerRun, WorkerTimeout, frame
-from app.training import ResolvedConfig, TrainConfig, gather
+from app.training import N_, ResolvedConfig, TrainConfig, gather
 
 __all__ = ["LiveRun", "RunsBusy", "TrainRuns", "frame", "replay", "result"]
 
@@ -48,13 +48,14 @@ class RunsBusy(Refusal):
 
 
 def _every_slot_taken(limit: int) -> RunsBusy:
-    return RunsBusy(f"The lab is already training {limit} runs, its limit at once; "
-                    f"try again in {RETRY_AFTER_SECONDS} seconds.")
+    return RunsBusy(template=N_("The lab is already training %(limit)s runs, its limit at once; "
+                               "try again in %(seconds)s seconds."),
+                    params={"limit": str(limit), "seconds": str(RETRY_AFTER_SECONDS)})
 
 
 def _too_slow(max_seconds: float) -> RunsBusy:
-    return RunsBusy(f"The lab is too busy to finish this run within its limit of {max_seconds:g} seconds, "
-                    "so it was stopped; try again in a minute.")
+    return RunsBusy(template=N_("The lab is too busy to finish this run within its limit of %(seconds)s seconds, "
+                               "so it was stopped; try again in a minute."), params={"seconds": f"{max_seconds:g}"})
 
 
 def result(recorded: Recorded) -> dict[str, Any]:
@@ -63,7 +64,7 @@ def result(recorded: Recorded) -> dict[str, Any]:
 
 
 def _worker_lost() -> RunsBusy:
-    return RunsBusy("The lab's training process stopped before this run finished; try again in a minute.")
+    return RunsBusy(template=N_("The lab's training process stopped before this run finished; try again in a minute."))
 
 
 class TrainRuns:

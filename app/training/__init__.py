@@ -30,15 +30,18 @@ from app.training.memory_calc import (
     recipe_named,
     weight_format_named,
 )
+from app.training.messages import N_
 from app.training.model import ACTIVATIONS, MLP, ActivationId
 from app.training.optim import OPTIMIZERS, OptimizerId
 from app.training.pytorch_script import pytorch_script, script_filename
 from app.training.recipes import RECIPES, Recipe, RecipeId, bytes_per_param, memory_for_model
 from app.training.run_shape import HISTOGRAM_SNAPSHOTS
-from app.training.runner import DEFAULT_CONFIG, run, stream
+from app.training.runner import COLLAPSE, DEFAULT_CONFIG, run, stream
 from app.training.scenarios import SCENARIOS, Scenario, ScenarioId
 
 __all__ = [
+    "COLLAPSE",
+    "N_",
     "ACTIVATIONS",
     "BYTES_PER_GB",
     "BYTES_PER_GIB",

@@ -10,6 +10,7 @@ from typing import Any, TypeVar, cast
 from app.refusal import Refusal
 from app.training import budget
 from app.training.data import DATASETS, DatasetId
+from app.training.messages import N_
 from app.training.model import ACTIVATIONS, ActivationId
 from app.training.optim import OPTIMIZERS, OptimizerId
 from app.training.recipes import RECIPES, RecipeId
@@ -105,36 +106,41 @@ def _check(settings: dict[str, Any]) -> None:
     as_activation_id(settings["activation"])
     recipes = settings["recipes"]
     if not recipes:
-        raise ConfigError("Choose at least one recipe.")
+        raise ConfigError(template=N_("Choose at least one recipe."))
     for recipe in recipes:
         as_recipe_id(recipe)
     if len(set(recipes)) != len(recipes):
-        raise ConfigError("Each recipe may be chosen only once.")
+        raise ConfigError(template=N_("Each recipe may be chosen only once."))
     for name, (low, high) in LIMITS.items():
         value = settings[name]
         if name in _INTEGERS and (isinstance(value, bool) or not isinstance(value, int)):
-            raise ConfigError(f"{name} must be a whole number, not {value!r}.")
+            raise ConfigError(template=N_("%(name)s must be a whole number, not %(value)s."),
+                              params={"name": name, "value": repr(value)})
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-            raise ConfigError(f"{name} must be a finite number, not {value!r}.")
+            raise ConfigError(template=N_("%(name)s must be a finite number, not %(value)s."),
+                              params={"name": name, "value": repr(value)})
         if value < low:
-            raise ConfigError(f"{name} must be at least {low:g} (got {value:g}).")
+            raise ConfigError(template=N_("%(name)s must be at least %(low)s (got %(value)s)."),
+                              params={"name": name, "low": f"{low:g}", "value": f"{value:g}"})
         if value > high:
-            raise ConfigError(f"{name} must be at most {high:g} (got {value:g}).")
+            raise ConfigError(template=N_("%(name)s must be at most %(high)s (got %(value)s)."),
+                              params={"name": name, "high": f"{high:g}", "value": f"{value:g}"})
 
 
 def _check_budgets(config: ResolvedConfig) -> None:
     work = budget.work_units(config) / budget.WORK_BUDGET
     if work > 1:
         raise ConfigError(
-            f"This run is too large: it would take about {_times(work)} times the work the lab allows one run; "
-            f"lower the steps, batch size, width, depth or the number of recipes."
+            template=N_("This run is too large: it would take about %(times)s times the work the lab allows one run; "
+                        "lower the steps, batch size, width, depth or the number of recipes."),
+            params={"times": _times(work)},
         )
     memory = budget.peak_bytes(config)
     if memory > budget.MEMORY_BUDGET:
         raise ConfigError(
-            f"This run is too large: it would need about {memory / 2**20:.0f} MiB of memory, and one run may "
-            f"use at most {budget.MEMORY_BUDGET / 2**20:.0f} MiB; lower the batch size, width, depth or the "
-            f"number of recipes."
+            template=N_("This run is too large: it would need about %(need)s MiB of memory, and one run may use at "
+                        "most %(most)s MiB; lower the batch size, width, depth or the number of recipes."),
+            params={"need": f"{memory / 2**20:.0f}", "most": f"{budget.MEMORY_BUDGET / 2**20:.0f}"},
         )
 
 

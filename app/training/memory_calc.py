@@ -16,6 +16,8 @@ from decimal import Decimal
 from fractions import Fraction
 
 from app.formats import FORMATS, FormatSpec, InputError
+from app.formats.messages import Phrase
+from app.training.messages import N_
 from app.training.optim import OPTIMIZERS, OptimizerId
 from app.training.recipes import RECIPES, Recipe, bytes_per_param
 
@@ -42,7 +44,7 @@ _PARAMS = re.compile(
     r"(?P<number>[0-9][0-9_,]*(?:\.[0-9]*)?|\.[0-9]+)(?:e(?P<exp>[+-]?[0-9]{1,4}))?\s*(?P<suffix>[kmbt]?)",
     re.ASCII | re.IGNORECASE,
 )
-_PARAMS_EXAMPLES = "7B, 70B, 1.5T, 350M, 7e9 or 7000000000"
+_PARAMS_EXAMPLES = Phrase(N_("7B, 70B, 1.5T, 350M, 7e9 or 7000000000"))  # words: "or" is translated
 
 
 @dataclass(frozen=True)
@@ -74,12 +76,13 @@ def parse_param_count(text: str) -> int:
     cleaned = text.strip()
     match = _PARAMS.fullmatch(cleaned) if len(cleaned) <= 40 else None
     if match is None:
-        raise InputError(f"Cannot read {cleaned[:40]!r} as a number of parameters; write it as {_PARAMS_EXAMPLES}.")
+        raise InputError(template=N_("Cannot read %(text)s as a number of parameters; write it as %(examples)s."),
+                         params={"text": repr(cleaned[:40]), "examples": _PARAMS_EXAMPLES})
     number = Decimal(match["number"].replace(",", "").replace("_", ""))
     count = Fraction(number) * Fraction(10) ** int(match["exp"] or 0) * _SUFFIXES[match["suffix"].lower()]
     if not 1 <= count <= MAX_PARAMS:
-        raise InputError("The number of parameters must be from 1 to 10^15 (a thousand trillion); "
-                         f"{cleaned[:40]!r} is outside that.")
+        raise InputError(template=N_("The number of parameters must be from 1 to 10^15 (a thousand trillion); "
+                                    "%(text)s is outside that."), params={"text": repr(cleaned[:40])})
     return round(count)
 
 
@@ -87,8 +90,9 @@ def parse_devices(text: str) -> int:
     """The number of accelerators the model is sharded over, 1 to MAX_DEVICES."""
     cleaned = text.strip()
     if not (cleaned.isascii() and cleaned.isdigit() and len(cleaned) <= 7 and 1 <= int(cleaned) <= MAX_DEVICES):
-        raise InputError(f"The number of accelerators must be a whole number from 1 to {MAX_DEVICES:,}; "
-                         f"{cleaned[:40]!r} is not.")
+        raise InputError(template=N_("The number of accelerators must be a whole number from 1 to %(most)s; "
+                                    "%(text)s is not."),
+                         params={"most": f"{MAX_DEVICES:,}", "text": repr(cleaned[:40])})
     return int(cleaned)
 
 
@@ -104,7 +108,8 @@ def weights_bytes(spec: FormatSpec, n_params: int) -> Fraction:
 
 def _sharded_parts(stage: int) -> set[str]:
     if stage not in ZERO_STAGES:
-        raise InputError(f"The ZeRO stage must be one of {', '.join(map(str, ZERO_STAGES))}.")
+        raise InputError(template=N_("The ZeRO stage must be one of %(stages)s."),
+                         params={"stages": ", ".join(map(str, ZERO_STAGES))})
     return {part for part, first in _ZERO_SHARDS_FROM.items() if stage >= first}
 
 
@@ -130,20 +135,22 @@ def min_devices(recipe: Recipe, optimizer: OptimizerId, n_params: int, stage: in
 
 def parse_zero_stage(text: str) -> int:
     if text.strip() not in {str(stage) for stage in ZERO_STAGES}:
-        raise InputError(f"The ZeRO stage must be one of {', '.join(map(str, ZERO_STAGES))}; "
-                         f"{text[:40]!r} is not.")
+        raise InputError(template=N_("The ZeRO stage must be one of %(stages)s; %(text)s is not."),
+                         params={"stages": ", ".join(map(str, ZERO_STAGES)), "text": repr(text[:40])})
     return int(text)
 
 
 def recipe_named(recipe_id: str) -> Recipe:
     if recipe_id not in RECIPES:
-        raise InputError(f"Unknown recipe {recipe_id[:40]!r}; choose one of: {', '.join(RECIPES)}.")
+        raise InputError(template=N_("Unknown recipe %(name)s; choose one of: %(known)s."),
+                         params={"name": repr(recipe_id[:40]), "known": ", ".join(RECIPES)})
     return RECIPES[recipe_id]
 
 
 def optimizer_named(optimizer: str) -> OptimizerId:
     if optimizer not in OPTIMIZERS:
-        raise InputError(f"Unknown optimizer {optimizer[:40]!r}; choose one of: {', '.join(OPTIMIZERS)}.")
+        raise InputError(template=N_("Unknown optimizer %(name)s; choose one of: %(known)s."),
+                         params={"name": repr(optimizer[:40]), "known": ", ".join(OPTIMIZERS)})
     return optimizer
 
 
@@ -151,9 +158,9 @@ def weight_format_named(format_id: str) -> FormatSpec:
     spec = next((f for f in WEIGHT_FORMATS if f.id == format_id), None)
     if spec is None:
         # not every id: the list grows with the registry, and the sentence must stay one
-        raise InputError(f"Unknown weight format {format_id[:40]!r}; choose the id of any format in GET "
-                         "/api/formats but float8_e8m0fnu (which has no zero or sign), such as bfloat16, "
-                         "float8_e4m3fn, int4, nf4 or mxfp4.")
+        raise InputError(template=N_("Unknown weight format %(name)s; choose the id of any format in GET "
+                                    "/api/formats but float8_e8m0fnu (which has no zero or sign), such as bfloat16, "
+                                    "float8_e4m3fn, int4, nf4 or mxfp4."), params={"name": repr(format_id[:40])})
     return spec
 
 

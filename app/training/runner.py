@@ -31,6 +31,7 @@ from app.training.config import ResolvedConfig, TrainConfig
 from app.training.data import Dataset, batch_indices, make_dataset
 from app.training.gather import gather
 from app.training.gradient_stats import format_range
+from app.training.messages import N_
 from app.training.model import MLP
 from app.training.recipes import RECIPES, bytes_per_param
 from app.training.run_shape import GRID_POINTS, HISTOGRAM_SNAPSHOTS, is_snapshot
@@ -114,10 +115,14 @@ def _events(config: ResolvedConfig) -> Iterator[Event]:
     yield {"type": "done", "recipes": {recipe_id: _final(t, data) for recipe_id, t in trainers.items()}}
 
 
+# the diverged event's sentence; a page shows it in its own language (app/web/train/present.py)
+COLLAPSE = N_("The run diverged: every step from step %(since)s on had inf or NaN gradients, so the dynamic loss "
+              "scale halved at each of them and reached 0 at step %(step)s, where torch.amp.GradScaler's would stay. "
+              "No later step can update the weights.")
+
+
 def _collapse(since: int, step: int) -> str:
-    return (f"The run diverged: every step from step {since} on had inf or NaN gradients, so the dynamic loss "
-            f"scale halved at each of them and reached 0 at step {step}, where torch.amp.GradScaler's would stay. "
-            "No later step can update the weights.")
+    return COLLAPSE % {"since": since, "step": step}
 
 
 def _final(trainer: RecipeTrainer, data: Dataset) -> Event:

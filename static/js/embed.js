@@ -70,8 +70,10 @@ async function copy() {
   } else {
     copied = document.execCommand("copy"); // the older way, open to a frame without clipboard-write
   }
-  // where neither worked, the selection is there to copy by hand
-  state.copied = copied ? "Copied." : "Selected: press Ctrl+C (⌘C on a Mac) to copy.";
+  // where neither worked, the selection is there to copy by hand; the words in the page's language
+  // (templates/embed/_share.html)
+  const words = document.querySelector("[data-embed-status]").dataset;
+  state.copied = copied ? words.copied ?? "Copied." : words.selected ?? "Selected: press Ctrl+C (⌘C on a Mac) to copy.";
   render();
 }
 

@@ -130,7 +130,8 @@ def test_listen_speaks_each_passage_in_its_language_with_a_voice_of_it(page: Pag
     expect(toggle).to_have_text("Duraklat")
     page.locator("[data-listen-stop]").click()
     # a passage in Greek is read in Greek, with the Greek voice
-    page.evaluate("document.querySelector('main').setAttribute('lang', 'el'); window.spoken = []")
+    page.evaluate("for (const el of document.querySelectorAll('main, main [lang]')) el.setAttribute('lang', 'el');"
+                  "window.spoken = []")
     toggle.click()
     spoken = _spoken(page)
     assert spoken and {(piece["lang"], piece["voice"]) for piece in spoken} == {("el", "el-GR")}

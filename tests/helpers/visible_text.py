@@ -5,6 +5,7 @@ scripts, styles and code. The "no English left" tests compare a translated page'
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -16,24 +17,32 @@ WORD = re.compile(r"[A-Za-z]{3,}")
 ALLOWED_FILE = Path(__file__).resolve().parents[1] / "web" / "i18n_allowed.txt"
 
 
-class VisibleText(HTMLParser):
-    """`pieces`: (text, language) for each piece of text a reader meets, in document order."""
+Region = Callable[[str, dict[str, str | None]], bool]
 
-    def __init__(self, html: str) -> None:
+
+class VisibleText(HTMLParser):
+    """`pieces`: (text, language) for each piece of text a reader meets, in document order; with `inside`, only
+    those within an element it chooses (by tag and attributes: `lambda tag, attrs: tag == "main"`)."""
+
+    def __init__(self, html: str, inside: Region | None = None) -> None:
         super().__init__(convert_charrefs=True)
         self.pieces: list[tuple[str, str]] = []
+        self._inside = inside
         self._stack: list[tuple[str, str, bool]] = []  # (tag, language, skipped)
         self.feed(html)
         self.close()
 
     def _here(self) -> tuple[str, bool]:
-        return (self._stack[-1][1], self._stack[-1][2]) if self._stack else ("", False)
+        if self._stack:
+            return self._stack[-1][1], self._stack[-1][2]
+        return "", self._inside is not None  # outside every chosen region: skipped
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         language, skipped = self._here()
         values = dict(attrs)
         language = values.get("lang") or language
-        skipped = skipped or tag in SKIPPED
+        chosen = self._inside is not None and self._inside(tag, values)
+        skipped = (skipped and not chosen) or tag in SKIPPED
         if not skipped:
             for name in READ_ATTRIBUTES:
                 if values.get(name):

@@ -5,17 +5,16 @@ and what stays English (the cores' format words, the API's own descriptions, a c
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
 
 import pytest
 from babel.numbers import format_decimal
 
 from app.web.learn.guides import GUIDES
 from tests.helpers.html import HX, Elements
+from tests.helpers.visible_text import VisibleText
 
 CODES = ["tr", "el", "yo"]
 PAGES = ["/learn", "/learn/glossary", "/formats", "/docs", "/learn/no-such-page"]
-SKIPPED = {"code", "script", "style", "svg"}
 WORD = re.compile(r"(?<!\w)[^\W\d_]{2,}(?!\w)")  # a word of letters only: not FP16, not bfloat16
 # Names that are the same in every language: the lab's, the formats', the tools' and the API's own words.
 NAMES = {"Precision", "Lab", "API", "JSON", "GET", "POST", "Autocast", "amax", "bfloat16", "NormalFloat", "FNUZ",
@@ -42,34 +41,6 @@ SAID = {
 }
 
 
-class Texts(HTMLParser):
-    """The text runs inside the elements `inside` picks (by tag and attributes), each with the language of the
-    innermost element that names one, code and scripts left out."""
-
-    def __init__(self, html: str, inside=lambda tag, attrs: tag == "main") -> None:
-        super().__init__()
-        self.inside, self.runs, self._open = inside, [], []
-        self.feed(html)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("br", "img", "input", "link", "meta", "wbr", "hr", "source"):
-            return
-        found = dict(attrs)
-        parent = self._open[-1] if self._open else (False, None, False)
-        chosen = parent[0] or bool(self.inside(tag, found))
-        self._open.append((chosen, found.get("lang", parent[1]), parent[2] or tag in SKIPPED, tag))
-
-    def handle_endtag(self, tag: str) -> None:
-        for depth in range(len(self._open) - 1, -1, -1):
-            if self._open[depth][3] == tag:
-                del self._open[depth:]
-                return
-
-    def handle_data(self, data: str) -> None:
-        if self._open and self._open[-1][0] and not self._open[-1][2] and data.strip():
-            self.runs.append((" ".join(data.split()), self._open[-1][1]))
-
-
 def sentences(runs: list[tuple[str, str | None]]) -> set[str]:
     """The runs of English interface text: at least two words that are not names."""
     return {text for text, _ in runs if len([w for w in WORD.findall(text) if w not in NAMES]) >= 2
@@ -85,8 +56,9 @@ def english_left(client, path: str, code: str, inside=lambda tag, attrs: tag == 
     """The English page's sentences still read on the page in `code`: a short one (a heading, a link, a column
     head) where a run is exactly it, a longer one anywhere in the text. A term's English name in brackets after
     its translated one, as the glossary writes it, is no leftover."""
-    english = Texts(client.get(path).text, inside).runs
-    runs = [(text, lang) for text, lang in Texts(client.get(f"/{code}{path}").text, inside).runs if lang == code]
+    english = VisibleText(client.get(path).text, inside).pieces
+    shown = VisibleText(client.get(f"/{code}{path}").text, inside).pieces
+    runs = [(text, lang) for text, lang in shown if lang == code]
     translated, exact = shown_in(runs, code), {text for text, _ in runs}
     return {sentence for sentence in sentences(english)
             if sentence in exact or (len(WORD.findall(sentence)) > 3 and sentence in translated)}
@@ -153,12 +125,19 @@ def test_the_turkish_glossary_names_each_term_and_keeps_the_english_one(client):
     assert len(names) == len(Elements(client.get("/learn/glossary").text).having("data-term"))
 
 
+MXFP8_SUMMARY = {"tr": "OCP MX: 32 E4M3 öğesi ikinin kuvveti olan tek bir ölçeği paylaşır.",
+                 "el": "OCP MX: 32 στοιχεία E4M3 μοιράζονται μία κλίμακα δύναμη του δύο.",
+                 "yo": "OCP MX: èròjà E4M3 32 ń pín ìwọ̀n agbára méjì kan."}
+
+
 @pytest.mark.parametrize("code", CODES)
 def test_what_the_cores_and_the_api_say_stays_english_and_says_so(client, code):
     formats = Elements(client.get(f"/{code}/formats").text)
+    # a format's summary is the page's language (tests/web/test_i18n_summaries.py), no passage left English
     summaries = [a.get("lang") for i, (tag, a) in enumerate(formats.tags) if tag == "p"
-                 and "OCP MX: 32 E4M3 elements share one power-of-two scale." in formats.texts[i]]
-    assert summaries == ["en"]
+                 and MXFP8_SUMMARY[code] in formats.texts[i]]
+    assert summaries == [None]
+    assert not any("OCP MX: 32 E4M3 elements share one power-of-two scale." in text for text in formats.texts)
     docs = Elements(client.get(f"/{code}/docs").text)
     described = [a.get("lang") for i, (tag, a) in enumerate(docs.tags) if tag == "p"
                  and "Every format: fields and exact constants." in docs.texts[i]]

@@ -1,6 +1,6 @@
 """The visualiser, the block visualiser, the comparison and the Embed dialog in Turkish, Greek and Yoruba: the
 server's page is the whole view there (the instant scripts run on English pages only), so every sentence of the
-interface is the page's language; what stays English (a format's summary, a refusal the catalogs lack yet) says
+interface is the page's language; what stays English (a format's name, a refusal the catalogs lack yet) says
 lang="en". The English pages keep their exact sentences, which the scripts' markup is held to."""
 
 from __future__ import annotations
@@ -115,8 +115,10 @@ def test_a_translated_sentence_is_shown(client, language, url, sentence):
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_what_stays_english_says_so(client, language):
     html = client.get(f"/{language}/visualise/float16?value=0.1").text
-    assert re.search(r'<p class="lead" data-hide-group="intro" lang="en">', html)  # the format's summary
-    assert re.search(r'<a href="[^"]+" data-hx-get="[^"]+" data-format="float32" title="[^"]+" lang="en">', html)
+    # the format's summary is translated (tests/web/test_i18n_summaries.py); the pill's name, a format's, is English
+    assert re.search(r'<p class="lead" data-hide-group="intro">', html)
+    assert re.search(r'<a href="[^"]+" data-hx-get="[^"]+" data-format="float32" title="[^"]+"><span lang="en">FP32 '
+                     r'\(single\)</span></a>', html)
 
 
 def test_the_classes_are_words_of_the_page(client):

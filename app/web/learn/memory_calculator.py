@@ -29,6 +29,7 @@ from app.training import (
 )
 from app.web.learn.schemas import MemoryEstimate
 from app.web.platform.languages import current_language
+from app.web.platform.refusals import refusal_sentence
 from app.web.platform.rendering import render
 from app.web.platform.schemas import refused
 from app.web.platform.translations import N_, gettext
@@ -123,7 +124,8 @@ def memory_page(
     try:
         context["view"] = _view(_report(params, format_id, recipe, optimizer, devices, stage))
     except InputError as error:
-        context["error"] = str(error)
+        context["error"] = refusal_sentence(error)  # in the page's language where the catalogs have it
+        context["error_english"] = context["error"] == str(error)
         return render(request, "learn/memory.html", context, fragment="results", status_code=422)
     return render(request, "learn/memory.html", context, fragment="results")
 

@@ -1,7 +1,8 @@
 """A refusal's sentence in the page's language: the core's English template (app/formats/messages.py) looked up in
 the current catalog and filled with its parameters, the ones that are words (a Phrase) translated too.
 
-The JSON API keeps str(refusal), the English; pages show refusal_sentence(refusal).
+The JSON API keeps str(refusal), the English; pages show refusal_sentence(refusal), and core_text(...) of the
+core's other sentences (a format's summary, an encode's note).
 """
 
 from __future__ import annotations
@@ -22,6 +23,17 @@ def refusal_sentence(error: BaseException) -> str:
         return _filled(template, getattr(error, "params", {}))
     except (KeyError, ValueError, TypeError):
         return str(error)
+
+
+def core_text(text: str) -> str:
+    """A sentence of the formats core as pages show it (a format's summary, an encode's note): a Phrase filled in
+    the current language, an N_-marked str looked up; the English where the catalog lacks it."""
+    if isinstance(text, Phrase):
+        try:
+            return _filled(text.template, text.params)
+        except (KeyError, ValueError, TypeError):
+            return str(text)
+    return gettext(text) if text else text
 
 
 def _filled(template: str, params: Mapping[str, str]) -> str:

@@ -13,6 +13,7 @@ from jinja2_fragments.fastapi import Jinja2Blocks
 from app.web.platform import translations
 from app.web.platform.bundles import bundles_are_fresh, entry_module_path
 from app.web.platform.languages import LANGUAGES, Language, current_language, localised, switch_links
+from app.web.platform.refusals import core_text
 
 ROOT = Path(__file__).resolve().parents[3]
 templates = Jinja2Blocks(directory=str(ROOT / "templates"))
@@ -85,6 +86,8 @@ templates.env.globals |= {
     # a link to a page of the site in the page's language: href="{{ url('/quiz') }}" (docs/translating.md)
     "url": localised, "current_language": current_language, "languages": LANGUAGES,
     "language_switch": lambda request: switch_links(request.url.path, request.url.query),
+    # a sentence of the formats core (a format's summary, an encode's note) in the page's language
+    "core_text": core_text,
 }
 # Every template knows whether its page is framed (templates/embed/base.html's layout)
 templates.context_processors.append(lambda request: {"embedded": is_embedded(request.url.path)})

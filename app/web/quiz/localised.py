@@ -1,12 +1,14 @@
 """The quiz in the page's language: the bank's translations of a question (the English where it has none, said
-to be English), the core's feedback sentences (app.quiz.messages) through the catalogs, and the wording of a
-certificate's credential in the language its attempt was taken in."""
+to be English), a generated question's messages and the core's feedback sentences (app.quiz.messages) through the
+catalogs, and the wording of a certificate's credential in the language its attempt was taken in."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from app.quiz import Bank, Feedback, Message, Question, Topic, Wording, feedback_on, fill
+from app.quiz import Bank, Choice, ChoiceQuestion, Feedback, Message, Question, Topic, Wording, feedback_on, fill
 from app.web.platform.languages import ENGLISH_CODE, current_language
 from app.web.platform.translations import N_, gettext, translations
 
@@ -56,8 +58,47 @@ class ShownFeedback:
 
 
 def question_in_page_language(bank: Bank, question: Question) -> tuple[Question, str]:
-    """The question in the current language, or the English one; and the language it is in."""
-    return bank.question_in(question, current_language().code)
+    """The question in the current language, or the English one; and the language it is in. A generated question
+    is worded from its messages when the catalog translates every one of them (else it is shown in English)."""
+    code = current_language().code
+    if question.messages is None:
+        return bank.question_in(question, code)
+    parts = [*question.messages, *(part for option in _options(question) for part in option.messages or ())]
+    if code == ENGLISH_CODE or not all(_translated(part) for part in parts):
+        return question, ENGLISH_CODE
+    prompt, explanation = question.messages
+    worded = dataclasses.replace(question, prompt=say(prompt), explanation=say(explanation))
+    if isinstance(worded, ChoiceQuestion):
+        worded = dataclasses.replace(worded, options=tuple(_worded(option) for option in worded.options))
+    return worded, code
+
+
+def _options(question: Question) -> tuple[Choice, ...]:
+    return question.options if isinstance(question, ChoiceQuestion) else ()
+
+
+def _worded(option: Choice) -> Choice:
+    if option.messages is None:
+        return option
+    text, why = option.messages
+    return Choice(say(text), say(why), option.messages)
+
+
+def _translated(part: str | Message) -> bool:
+    """Whether the current language's catalog translates the message and every message among its parameters (a
+    plain string is a name or a value: the same in every language)."""
+    catalog = getattr(translations(current_language().code), "_catalog", {})  # what the .mo holds: no empty entry
+    return all(message.template in catalog for message in _messages(part))
+
+
+def _messages(part: object) -> Iterator[Message]:
+    if isinstance(part, Message):
+        yield part
+        for value in part.params.values():
+            yield from _messages(value)
+    elif isinstance(part, tuple):
+        for item in part:
+            yield from _messages(item)
 
 
 def shown_feedback(question: Question, given: str, feedback: Feedback) -> ShownFeedback:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from app.training import RECIPES, OptimizerId, RecipeId, bytes_per_param
+from app.training import COLLAPSE, RECIPES, OptimizerId, RecipeId, bytes_per_param
 from app.web.platform.languages import ENGLISH_CODE, current_language
 from app.web.platform.translations import N_, gettext, prose_decimal
 
@@ -38,7 +38,8 @@ class FinalRow:
     name: str
     shown: dict[str, str]
     exact: dict[str, str]
-    diverged: str | None  # the sentence of the run's diverged event
+    diverged: str | None  # the sentence of the run's diverged event, in the page's language where it can be
+    diverged_english: bool = False  # the sentence left as the run's English
 
 
 FINAL_COLUMNS = (
@@ -62,9 +63,22 @@ def final_rows(result: dict[str, Any]) -> list[FinalRow]:
         shown = {name: approx(value) for name, value in values.items()}
         for name in ("final_accuracy", "test_accuracy", "underflow"):
             shown[name] = percent(values[name])
+        diverged = r["diverged"] and _diverged(r["diverged"], r["skipped_steps"])
         rows.append(FinalRow(recipe_id, r["name"], shown, {name: repr(v) for name, v in values.items()},
-                             r["diverged"] and r["diverged"]["detail"]))
+                             diverged, diverged is not None and diverged == (r["diverged"] or {}).get("detail")))
     return rows
+
+
+def _diverged(event: dict[str, Any], skipped_steps: list[int]) -> str:
+    """The diverged event's sentence in the page's language: its first step is where the unbroken run of skipped
+    steps up to the event's step began (as runner.py counts it); the English detail when that does not rebuild it."""
+    skipped, since = set(skipped_steps), event["step"]
+    while since - 1 in skipped:
+        since -= 1
+    params = {"since": since, "step": event["step"]}
+    if COLLAPSE % params != event["detail"]:
+        return str(event["detail"])
+    return gettext(COLLAPSE) % params
 
 
 @dataclass(frozen=True)

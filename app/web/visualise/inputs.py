@@ -17,6 +17,7 @@ from app.formats import (
     default_bias,
     get_format,
 )
+from app.web.platform.translations import N_
 
 MAX_SEED = 2**63 - 1
 
@@ -26,8 +27,9 @@ def scalar_format(format_id: str) -> FormatSpec:
     spec = get_format(format_id)
     if spec.kind == "block":
         raise InputError(
-            f"{spec.id} is a block format: its values share a scale, so quantise a whole vector with "
-            "POST /api/blocks/quantize (or see the format table at /formats)."
+            template=N_("%(format)s is a block format: its values share a scale, so quantise a whole vector with "
+                        "POST /api/blocks/quantize (or see the format table at /formats)."),
+            params={"format": spec.id},
         )
     return spec
 
@@ -36,7 +38,8 @@ def seed_value(text: str | None) -> int | None:
     if text is None or text == "":
         return None
     if not text.isascii() or not text.isdigit() or len(text) > 19 or int(text) > MAX_SEED:
-        raise InputError(f"The seed must be a whole number from 0 to {MAX_SEED}.")
+        raise InputError(template=N_("The seed must be a whole number from 0 to %(most)s."),
+                         params={"most": str(MAX_SEED)})
     return int(text)
 
 
@@ -45,8 +48,11 @@ def block_count(values: int, format_id: str, block_size: int | None, most: int) 
     size = block_size_of(format_id, block_size)
     blocks = -(-values // size)
     if blocks > most:
-        raise InputError(f"{values} values in blocks of {size} make {blocks} blocks; at most {most} are quantised "
-                         f"at once, so use a block size of at least {-(-values // most)} or fewer values.")
+        raise InputError(template=N_("%(values)s values in blocks of %(size)s make %(blocks)s blocks; at most "
+                                    "%(most)s are quantised at once, so use a block size of at least %(least)s or "
+                                    "fewer values."),
+                         params={"values": str(values), "size": str(size), "blocks": str(blocks), "most": str(most),
+                                 "least": str(-(-values // most))})
     return blocks
 
 
@@ -78,7 +84,8 @@ def _whole(text: str, name: str) -> int:
     refuses without the number being made."""
     match = _WHOLE.fullmatch(text)
     if match is None:
-        raise LayoutError(f"{name} must be a whole number, such as 5; {text[:40]!r} is not one.")
+        raise LayoutError(template=N_("%(name)s must be a whole number, such as 5; %(text)s is not one."),
+                          params={"name": name, "text": repr(text[:40])})
     sign, digits = -1 if match[1] == "-" else 1, match[2].lstrip("0") or "0"
     return sign * (int(digits) if len(digits) <= _LONGEST else 10**(_LONGEST + 1))
 

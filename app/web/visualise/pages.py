@@ -241,7 +241,7 @@ def _layout_form(spec: FormatSpec) -> dict[str, str] | None:
 # What the page shows in place of a format while the layout typed is refused
 _NO_LAYOUT = FormatSpec(
     id=CUSTOM_ID, name="Custom layout", kind="float", bits=0,
-    summary="A float format of your own: choose its exponent and mantissa bits, its bias and its inf/NaN rule.",
+    summary=N_("A float format of your own: choose its exponent and mantissa bits, its bias and its inf/NaN rule."),
 )
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.formats import BLOCK_FORMAT_IDS, CUSTOM_ID, FORMATS, SCALAR_FORMATS, FormatSpec
+from app.web.platform.refusals import core_text
 from app.web.platform.translations import N_, gettext
 from app.web.visualise.block_page import block_url
 from app.web.visualise.present import visualise_url
@@ -39,7 +40,7 @@ def group_of(spec: FormatSpec) -> str:
 
 
 def one_line(text: str) -> str:
-    """The first sentence of a summary, for a tooltip."""
+    """The first sentence of a summary (in the page's language), for a tooltip."""
     head, dot, rest = text.partition(". ")
     return head + "." if dot and rest[:1].isupper() else text
 
@@ -69,15 +70,16 @@ def format_groups(
     pills: dict[str, list[Pill]] = {group: [] for group, _ in GROUPS}
     for spec in SCALAR_FORMATS:
         href = visualise_url(spec.id, value=value, **plain)
-        pills[group_of(spec)].append(Pill(spec, spec.name, href, one_line(spec.summary), False))
+        pills[group_of(spec)].append(Pill(spec, spec.name, href, one_line(core_text(spec.summary)), False))
     for format_id in BLOCK_FORMAT_IDS:
         spec = FORMATS[format_id]
         # NF4 is a codebook pill too: its block page's pill says that it is the block
         name = spec.name if spec.kind == "block" else gettext("%(name)s block") % {"name": spec.name.split(" (")[0]}
-        pills["block"].append(Pill(spec, name, block_url(format_id, prefix=prefix), one_line(spec.summary), True))
+        title = one_line(core_text(spec.summary))
+        pills["block"].append(Pill(spec, name, block_url(format_id, prefix=prefix), title, True))
     if current is not None and current.id == CUSTOM_ID:
         href = visualise_url(CUSTOM_ID, value=value, **links)
-        pills["custom"].append(Pill(current, current.name, href, one_line(current.summary), False))
+        pills["custom"].append(Pill(current, current.name, href, one_line(core_text(current.summary)), False))
     return [PillGroup(group, label, tuple(pills[group])) for group, label in GROUPS if pills[group]]
 
 
