@@ -12,6 +12,7 @@ from urllib.request import urlopen
 
 import pytest
 from playwright.sync_api import Frame, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.helpers.course_site import course_site as course_site_at
 from tests.helpers.html import Elements
@@ -100,8 +101,14 @@ def assert_fits(page: Page, selector: str, frame: Frame) -> float:
         if abs(content_height(frame) - frame_height(page, selector)) <= SLACK:
             break  # the content did not move while the frame caught up
         assert time.monotonic() < deadline, "the frame never settled at its content's height"
-    overflow = frame.evaluate("document.documentElement.scrollHeight - window.innerHeight")
-    assert overflow <= SLACK, f"the frame's content scrolls by {overflow} px"
+    # and nothing in it scrolls, once the frame has taken the height (a height posted while the content still grew
+    # is followed by another: the frame catches up within FIT_SECONDS, or this fails saying by how much)
+    try:
+        frame.wait_for_function("slack => document.documentElement.scrollHeight - window.innerHeight <= slack",
+                                arg=SLACK, timeout=FIT_SECONDS * 1000)
+    except PlaywrightTimeoutError:
+        overflow = frame.evaluate("document.documentElement.scrollHeight - window.innerHeight")
+        raise AssertionError(f"the frame's content scrolls by {overflow} px") from None
     return frame_height(page, selector)
 
 
