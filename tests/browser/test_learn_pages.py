@@ -41,6 +41,8 @@ def reach_the_figure(page: Page) -> Locator:
     figure = page.locator("[data-figure='visualiser']")
     figure.scroll_into_view_if_needed()
     expect(figure.locator("[data-stored]")).to_be_visible()
+    # the visualiser's script has taken it once the bits are one tab stop (roving tabindex)
+    expect(figure.locator('[data-bit-grid] [data-bit][tabindex="-1"]').first).to_be_attached()
     return figure
 
 
