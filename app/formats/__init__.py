@@ -38,7 +38,6 @@ from app.formats.custom import (
 )
 from app.formats.encoding import Encoding, Rounded, ValueClass
 from app.formats.exact import Real, decimal, decimal_string
-from app.formats.messages import Phrase
 from app.formats.neighbours import next_down, next_up, ulp
 from app.formats.parse import InputError, RawBits, parse_bits, parse_number, parse_value
 from app.formats.registry import FORMATS, SCALAR_FORMATS, UnknownFormatError, get_format
@@ -60,6 +59,7 @@ from app.formats.summation import (
     sum_values,
     summable,
 )
+from app.messages import Phrase
 
 __all__ = [
     "Phrase",

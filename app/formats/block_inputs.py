@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from app.formats.messages import N_
 from app.formats.parse import InputError
 from app.formats.registry import BLOCK_FORMATS, FORMATS, SCALAR_FORMATS
 from app.formats.spec import FormatSpec
+from app.messages import N_
 
 # the block formats, then the scalar formats that are scaled per block (NF4)
 BLOCK_FORMAT_IDS: tuple[str, ...] = (*(f.id for f in BLOCK_FORMATS), *(f.id for f in SCALAR_FORMATS if f.block_size))

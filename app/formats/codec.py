@@ -12,7 +12,6 @@ from functools import cache
 
 from app.formats.encoding import Encoding, Rounded
 from app.formats.exact import Real, decimal
-from app.formats.messages import N_, Phrase
 from app.formats.rounding import (
     OverflowPolicy,
     Rounding,
@@ -24,6 +23,7 @@ from app.formats.rounding import (
     seeded_draw,
 )
 from app.formats.spec import FormatSpec, pow2
+from app.messages import N_, Phrase
 from app.refusal import Refusal
 
 
@@ -131,7 +131,7 @@ def _nan_bits(spec: FormatSpec, negative: bool) -> int:
 # Libraries whose casts saturate where ml_dtypes' gives NaN (the OCP FP8 specification allows both)
 _SATURATING = {"float8_e4m3fn": Phrase(N_("PyTorch's .to(torch.float8_e4m3fn) and Transformer Engine"))}
 SATURATED_BY = {format_id: f", as {libraries} do" for format_id, libraries in _SATURATING.items()}
-# An encode's note is a Phrase (app/formats/messages.py): as a str, the English that the API and visualiser.js give;
+# An encode's note is a Phrase (app/messages.py): as a str, the English that the API and visualiser.js give;
 # pages show it in their language (refusal_sentence)
 
 

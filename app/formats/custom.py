@@ -9,10 +9,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Literal, cast, get_args
 
-from app.formats.messages import N_, Phrase
 from app.formats.parse import InputError
 from app.formats.registry import SCALAR_FORMATS
 from app.formats.spec import FormatSpec
+from app.messages import N_, Phrase
 
 CUSTOM_ID = "custom"
 MAX_EXPONENT_BITS = 15  # binary128's
@@ -67,7 +67,7 @@ def custom_format(
     bits = 1 + exponent_bits + mantissa_bits
     layout = ("float", bits, exponent_bits, mantissa_bits, bias, style, True)
     same = next((f.id for f in SCALAR_FORMATS if _layout(f) == layout), None)
-    # a Phrase, as the pages translate it (app/formats/messages.py); as a str, the English
+    # a Phrase, as the pages translate it (app/messages.py); as a str, the English
     words = {"exponent": _bits(exponent_bits, "exponent"), "mantissa": _bits(mantissa_bits, "mantissa"),
              "bias": str(bias), "style": Phrase(_STYLE_WORDS[style]), "same": same or ""}
     summary = Phrase(N_("Your own layout: 1 sign, %(exponent)s and %(mantissa)s, bias %(bias)s; %(style)s. The same "

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from app.formats.exact import Real, ten_to
-from app.formats.messages import N_, Phrase
 from app.formats.spec import FormatSpec
+from app.messages import N_, Phrase
 from app.refusal import Refusal
 
 MAX_INPUT_LENGTH = 1100  # room for the exact decimal of the smallest float64 subnormal, and more

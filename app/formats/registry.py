@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.formats.messages import N_
 from app.formats.spec import FormatSpec
+from app.messages import N_
 from app.refusal import NotFound
 
 

@@ -6,8 +6,8 @@ import random
 from collections.abc import Callable
 from typing import Literal, cast, get_args
 
-from app.formats.messages import N_
 from app.formats.parse import InputError
+from app.messages import N_
 
 Rounding = Literal["nearest_even", "nearest_away", "toward_zero", "toward_positive", "toward_negative", "stochastic"]
 ROUNDINGS: tuple[str, ...] = get_args(Rounding)

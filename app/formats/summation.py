@@ -25,10 +25,10 @@ from functools import cache
 import ml_dtypes
 import numpy as np
 
-from app.formats.messages import N_
 from app.formats.registry import FORMATS
 from app.formats.spec import FormatSpec
 from app.formats.vector import round_to_format
+from app.messages import N_
 from app.refusal import Refusal
 
 __all__ = [

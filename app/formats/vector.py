@@ -14,8 +14,8 @@ import ml_dtypes
 import numpy as np
 
 from app.formats.codec import NotScalarError
-from app.formats.messages import N_
 from app.formats.spec import FormatSpec
+from app.messages import N_
 from app.refusal import Refusal
 
 __all__ = ["NoFastPathError", "decode_bits", "encode_bits", "has_fast_path", "round_to_format"]

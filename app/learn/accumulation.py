@@ -14,9 +14,9 @@ from functools import lru_cache
 import numpy as np
 
 from app.formats.exact import Real
-from app.formats.messages import N_
 from app.formats.summation import SUMMATION_METHODS, Summed, exact_prefix_sums, sum_values, summable
 from app.formats.vector import round_to_format
+from app.messages import N_
 from app.refusal import Refusal
 
 __all__ = [

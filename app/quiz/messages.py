@@ -1,17 +1,16 @@
 """The core's sentences as message templates, so that the web layer can show them in the page's language without
-the core importing it: a template marked with the no-op `N_` (extracted into the catalogs like any marked string)
-and its parameters. In English a message is its template filled in (str(message)); the web layer translates the
-template and fills in the same parameters (app/web/quiz/feedback.py)."""
+the core importing it: a template marked with the no-op `N_` (app/messages.py, re-exported here) and its
+parameters. In English a message is its template filled in (str(message)); the web layer translates the template
+and fills in the same parameters (app/web/quiz/localised.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from app.messages import N_
 
-def N_(message: str) -> str:  # noqa: N802 (gettext's own name for it)
-    """Marks a template for extraction where it is made; the web layer translates it where it is shown."""
-    return message
+__all__ = ["N_", "Message", "fill"]
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,11 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
+from app.messages import N_
 from app.refusal import Refusal
 from app.services.metrics import TRAINING_COMPUTED, TRAINING_IN_FLIGHT
 from app.services.train_workers import TrainWorkers, WorkerLost, WorkerRun, WorkerTimeout, frame
-from app.training import N_, ResolvedConfig, TrainConfig, gather
+from app.training import ResolvedConfig, TrainConfig, gather
 
 __all__ = ["LiveRun", "RunsBusy", "TrainRuns", "frame", "replay", "result"]
 

@@ -30,7 +30,6 @@ from app.training.memory_calc import (
     recipe_named,
     weight_format_named,
 )
-from app.training.messages import N_
 from app.training.model import ACTIVATIONS, MLP, ActivationId
 from app.training.optim import OPTIMIZERS, OptimizerId
 from app.training.pytorch_script import pytorch_script, script_filename
@@ -41,7 +40,6 @@ from app.training.scenarios import SCENARIOS, Scenario, ScenarioId
 
 __all__ = [
     "COLLAPSE",
-    "N_",
     "ACTIVATIONS",
     "BYTES_PER_GB",
     "BYTES_PER_GIB",

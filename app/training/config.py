@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any, TypeVar, cast
 
+from app.messages import N_
 from app.refusal import Refusal
 from app.training import budget
 from app.training.data import DATASETS, DatasetId
-from app.training.messages import N_
 from app.training.model import ACTIVATIONS, ActivationId
 from app.training.optim import OPTIMIZERS, OptimizerId
 from app.training.recipes import RECIPES, RecipeId

@@ -12,7 +12,7 @@ from typing import Literal
 
 import numpy as np
 
-from app.training.messages import N_
+from app.messages import N_
 
 __all__ = ["DATASETS", "Dataset", "DatasetId", "DatasetInfo", "batch_indices", "make_dataset"]
 

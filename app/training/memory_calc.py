@@ -16,8 +16,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from app.formats import FORMATS, FormatSpec, InputError
-from app.formats.messages import Phrase
-from app.training.messages import N_
+from app.messages import N_, Phrase
 from app.training.optim import OPTIMIZERS, OptimizerId
 from app.training.recipes import RECIPES, Recipe, bytes_per_param
 

@@ -10,7 +10,7 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
-from app.training.messages import N_
+from app.messages import N_
 
 __all__ = ["OPTIMIZERS", "Adam", "Optimizer", "OptimizerId", "SGD", "make_optimizer"]
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 from app.formats import get_format
-from app.training.messages import N_
+from app.messages import N_
 from app.training.optim import OPTIMIZERS, OptimizerId
 
 __all__ = ["RECIPES", "Colour", "Recipe", "RecipeId", "bytes_per_param", "memory_for_model"]

@@ -27,11 +27,11 @@ from typing import Any
 
 import numpy as np
 
+from app.messages import N_
 from app.training.config import ResolvedConfig, TrainConfig
 from app.training.data import Dataset, batch_indices, make_dataset
 from app.training.gather import gather
 from app.training.gradient_stats import format_range
-from app.training.messages import N_
 from app.training.model import MLP
 from app.training.recipes import RECIPES, bytes_per_param
 from app.training.run_shape import GRID_POINTS, HISTOGRAM_SNAPSHOTS, is_snapshot

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from app.messages import N_
 from app.training.data import DatasetId
-from app.training.messages import N_
 from app.training.model import ActivationId
 from app.training.optim import OptimizerId
 from app.training.recipes import RecipeId

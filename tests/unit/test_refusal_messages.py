@@ -1,5 +1,5 @@
 """Every refusal the formats core raises carries an N_-marked English template and its parameters
-(app/formats/messages.py): str() is exactly the English sentence the API and static/js/codec.js give, and the
+(app/messages.py): str() is exactly the English sentence the API and static/js/codec.js give, and the
 template is in locales/messages.pot for the pages to translate."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from babel.messages.pofile import read_po
 
 import app.formats as formats_package
 from app.formats import block_inputs, codec, custom, parse, registry, rounding, summation, vector
-from app.formats.messages import Phrase
+from app.messages import Phrase
 from app.refusal import Refusal
 from tests.helpers.refusal_cases import CASES
 

@@ -7,8 +7,8 @@ import pytest
 
 from app.formats import parse_bits, parse_value
 from app.formats.custom import custom_format
-from app.formats.messages import Phrase
 from app.formats.registry import FORMATS
+from app.messages import Phrase
 from app.refusal import Refusal
 from app.web.platform import refusals
 from app.web.platform.languages import ENGLISH, SERVED, speaking

@@ -1,4 +1,4 @@
-"""A refusal's sentence in the page's language: the core's English template (app/formats/messages.py) looked up in
+"""A refusal's sentence in the page's language: the core's English template (app/messages.py) looked up in
 the current catalog and filled with its parameters, the ones that are words (a Phrase) translated too.
 
 The JSON API keeps str(refusal), the English; pages show refusal_sentence(refusal), and core_text(...) of the
