@@ -190,7 +190,13 @@ def test_memory_per_parameter():
 
 def test_the_training_core_imports_only_numpy_ml_dtypes_the_standard_library_and_formats():
     """The optional torch backend (torch_*.py, extra [torch]) may import torch; nothing else may. Of the app,
-    only the formats core and the leaf module of refusals (app/refusal.py, which imports nothing)."""
+    only the formats core and the two leaf modules of words (app/refusal.py and app/messages.py, which import nothing
+    of the app)."""
+    for leaf in ("refusal.py", "messages.py"):
+        tree = ast.parse((Path(app.__file__).parent / leaf).read_text())
+        imported = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+        imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        assert all(name.split(".")[0] in sys.stdlib_module_names | {"__future__"} for name in imported), (leaf, imported)
     for path in Path(app.training.__file__).parent.glob("*.py"):
         allowed = {"numpy", "ml_dtypes", "app"} | ({"torch"} if path.name.startswith("torch_") else set())
         for node in ast.walk(ast.parse(path.read_text())):
@@ -204,4 +210,4 @@ def test_the_training_core_imports_only_numpy_ml_dtypes_the_standard_library_and
                 top = name.split(".")[0]
                 assert top in allowed or top in sys.stdlib_module_names, (path.name, name)
                 if top == "app":
-                    assert name == "app.refusal" or name.startswith(("app.formats", "app.training")), (path.name, name)
+                    assert name in {"app.refusal", "app.messages"} or name.startswith(("app.formats", "app.training")), (path.name, name)
