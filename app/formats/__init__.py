@@ -25,7 +25,7 @@ from app.formats.blocks import (
     quantize_blocks,
     to_json,
 )
-from app.formats.codec import SATURATED_BY, NotScalarError, decode, encode
+from app.formats.codec import SATURATING, NotScalarError, decode, encode
 from app.formats.custom import (
     CUSTOM_ID,
     CUSTOM_NAN_STYLES,
@@ -63,7 +63,7 @@ from app.messages import Phrase
 
 __all__ = [
     "Phrase",
-    "SATURATED_BY",
+    "SATURATING",
     "BLOCK_FORMAT_IDS",
     "CUSTOM_ID",
     "CUSTOM_NAN_STYLES",

@@ -129,8 +129,7 @@ def _nan_bits(spec: FormatSpec, negative: bool) -> int:
 
 
 # Libraries whose casts saturate where ml_dtypes' gives NaN (the OCP FP8 specification allows both)
-_SATURATING = {"float8_e4m3fn": Phrase(N_("PyTorch's .to(torch.float8_e4m3fn) and Transformer Engine"))}
-SATURATED_BY = {format_id: f", as {libraries} do" for format_id, libraries in _SATURATING.items()}
+SATURATING = {"float8_e4m3fn": Phrase(N_("PyTorch's .to(torch.float8_e4m3fn) and Transformer Engine"))}
 # An encode's note is a Phrase (app/messages.py): as a str, the English that the API and visualiser.js give;
 # pages show it in their language (refusal_sentence)
 
@@ -178,7 +177,7 @@ def _encode_float(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: Sto
         if spec.overflow_default == "inf":
             return Rounded(decode(spec, float_bits(spec, neg, (1 << spec.exponent_bits) - 1, 0)), x, True,
                            False, Phrase(N_("Beyond the largest finite value: overflow to infinity.")))
-        libraries = _SATURATING.get(spec.id)
+        libraries = SATURATING.get(spec.id)
         note = (Phrase(N_("%(name)s has no infinity, so ml_dtypes' cast gives NaN on overflow; choose saturate to "
                           "keep ±max, as %(libraries)s do."), {"name": spec.name, "libraries": libraries})
                 if libraries else Phrase(N_("%(name)s has no infinity, so ml_dtypes' cast gives NaN on overflow; "

@@ -251,12 +251,14 @@ export function fp32Values(entries, float32) {
       parsed = typeof entry === "number" ? realOfDouble(entry) : parseNumber(entry);
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
-      throw new InputError(`Value ${position} (${head(String(entry))}) cannot be used: ${error.message}`);
+      throw new InputError("Value %(position)s (%(entry)s) cannot be used: %(why)s",
+        { position, entry: head(String(entry)), why: error.phrase });
     }
     const rounded = encodeValue(float32, parsed);
     if (rounded.overflowed) {
-      throw new InputError(`Value ${position} (${head(String(entry))}) is beyond FP32's range `
-        + `(±${floatG(maxOf(float32), 6)}); block formats quantise FP32 tensors, so give a value within it, or inf.`);
+      throw new InputError("Value %(position)s (%(entry)s) is beyond FP32's range (±%(max)s); block formats "
+        + "quantise FP32 tensors, so give a value within it, or inf.",
+      { position, entry: head(String(entry)), max: floatG(maxOf(float32), 6) });
     }
     const error = rounded.error;
     if (rounded.input.kind === "finite" && !(error.kind === "finite" && error.num === 0n)) changed += 1;
@@ -269,15 +271,18 @@ export function fp32Values(entries, float32) {
 export function readList(text, size, float32, maxText) {
   const length = codePoints(text).length;
   if (length > maxText) {
-    throw new InputError(`The list is ${grouped(length)} characters long; at most ${grouped(maxText)} are accepted.`);
+    throw new InputError("The list is %(length)s characters long; at most %(most)s are accepted.",
+      { length: grouped(length), most: grouped(maxText) });
   }
   const entries = text.replaceAll("\u2212", "-").split(SEPARATORS).filter((entry) => entry);
   if (!entries.length) {
-    throw new InputError(`The list is empty; type up to ${size} numbers, separated by commas, spaces or new lines.`);
+    throw new InputError("The list is empty; type up to %(size)s numbers, separated by commas, spaces or new "
+      + "lines.", { size });
   }
   if (entries.length > size) {
-    throw new InputError(`One block holds ${size} values and the list has ${entries.length}; remove `
-      + `${entries.length - size}, or quantise a longer vector with POST /api/blocks/quantize.`);
+    throw new InputError("One block holds %(size)s values and the list has %(count)s; remove %(extra)s, or "
+      + "quantise a longer vector with POST /api/blocks/quantize.",
+    { size, count: entries.length, extra: entries.length - size });
   }
   return { entries, ...fp32Values(entries, float32) };
 }

@@ -8,6 +8,7 @@ import {
   pow2, readFraction, subtractFromDyadic, tenTo, trailingZeros,
 } from "./exact.js";
 import { MersenneTwister } from "./mt19937.js";
+import { Phrase } from "./words.js";
 
 export const ROUNDINGS = ["nearest_even", "nearest_away", "toward_zero", "toward_positive", "toward_negative",
   "stochastic"];
@@ -15,10 +16,17 @@ export const OVERFLOW_POLICIES = ["format_default", "saturate"];
 export const SHORT_LENGTH = 24;
 const MAX_INPUT_LENGTH = 1100, MAX_DECIMAL_EXPONENT = 100000n, MAX_BINARY_EXPONENT = 400000n;
 const MAX_SEED = (1n << 63n) - 1n;
-const ACCEPTED = "decimals (0.1, -2.5e-3), hex floats (0x1.8p-3), fractions (1/3), inf, -inf, nan, -0, "
-  + "and raw bits (0x3c00 or 0b0011110000000000)";
+const ACCEPTED = new Phrase("decimals (0.1, -2.5e-3), hex floats (0x1.8p-3), fractions (1/3), inf, -inf, nan, -0, "
+  + "and raw bits (0x3c00 or 0b0011110000000000)");
 
-export class InputError extends Error {}
+/** Input that cannot be read: its message the English sentence, its `phrase` the sentence to say on a page. */
+export class InputError extends Error {
+  constructor(template, params = {}) {
+    const phrase = new Phrase(template, params);
+    super(String(phrase));
+    this.phrase = phrase;
+  }
+}
 
 // -- values: {negative, num, den, kind}, the magnitude num/den reduced, as exact.py's Real ------------------
 
@@ -169,16 +177,16 @@ function nanBits(s, negative) {
 
 export function roundingMode(name) {
   if (!ROUNDINGS.includes(name)) {
-    throw new InputError(`Unknown rounding ${pyRepr(codePoints(name).slice(0, 40).join(""))}; choose one of: `
-      + `${ROUNDINGS.join(", ")}.`);
+    throw new InputError("Unknown rounding %(input)s; choose one of: %(modes)s.",
+      { input: pyRepr(codePoints(name).slice(0, 40).join("")), modes: ROUNDINGS.join(", ") });
   }
   return name;
 }
 
 export function overflowPolicy(name) {
   if (!OVERFLOW_POLICIES.includes(name)) {
-    throw new InputError(`Unknown overflow policy ${pyRepr(codePoints(name).slice(0, 40).join(""))}; choose one `
-      + `of: ${OVERFLOW_POLICIES.join(", ")}.`);
+    throw new InputError("Unknown overflow policy %(input)s; choose one of: %(policies)s.",
+      { input: pyRepr(codePoints(name).slice(0, 40).join("")), policies: OVERFLOW_POLICIES.join(", ") });
   }
   return name;
 }
@@ -187,7 +195,7 @@ export function overflowPolicy(name) {
 export function seedValue(text) {
   if (text === null || text === undefined || text === "") return null;
   if (!/^[0-9]{1,19}$/.test(text) || BigInt(text) > MAX_SEED) {
-    throw new InputError(`The seed must be a whole number from 0 to ${MAX_SEED}.`);
+    throw new InputError("The seed must be a whole number from 0 to %(most)s.", { most: MAX_SEED });
   }
   return BigInt(text);
 }
@@ -323,26 +331,30 @@ export function encode(spec, text, rounding = "nearest_even", overflow = "format
   return { rounded, encoding: rounded.encoding };
 }
 
-// Libraries whose casts saturate where ml_dtypes' gives NaN come in the spec (`saturated_by`).
+// Libraries whose casts saturate where ml_dtypes' gives NaN come in the spec (`saturating`, words to say).
 function encodeFloat(s, x, mode, saturate, rng) {
   const neg = x.negative, stored = (bits, over = false, under = false, note = null) =>
     new Rounded(decode(s, bits), x, over, under, note);
   if (x.kind === "nan") {
     if (s.nan_style === "none") {
-      return stored(floatBits(s, !neg, 0, 0n), false, false, `${s.name} has no NaN; ml_dtypes stores NaN as a zero.`);
+      return stored(floatBits(s, !neg, 0, 0n), false, false,
+        new Phrase("%(name)s has no NaN; ml_dtypes stores NaN as a zero.", { name: s.name }));
     }
     return stored(nanBits(s, neg));
   }
   if (s.nan_style === "e8m0" && (neg || isZero(x))) {
-    return stored(nanBits(s, neg), false, false,
-      `${s.name} has no sign and no zero, so ${isZero(x) ? "zero" : "negative values"} become NaN.`);
+    return stored(nanBits(s, neg), false, false, isZero(x)
+      ? new Phrase("%(name)s has no sign and no zero, so zero become NaN.", { name: s.name })
+      : new Phrase("%(name)s has no sign and no zero, so negative values become NaN.", { name: s.name }));
   }
   if (x.kind === "inf") {
     if (s.has_inf && !saturate) return stored(infBits(s, neg));
     if (s.overflow_default === "nan" && !saturate) {
-      return stored(nanBits(s, neg), false, false, `${s.name} has no infinity; ml_dtypes stores it as NaN.`);
+      return stored(nanBits(s, neg), false, false,
+        new Phrase("%(name)s has no infinity; ml_dtypes stores it as NaN.", { name: s.name }));
     }
-    return stored(maxBits(s, neg), false, false, "Infinity is stored as the largest finite value (saturation).");
+    return stored(maxBits(s, neg), false, false,
+      new Phrase("Infinity is stored as the largest finite value (saturation)."));
   }
   if (isZero(x)) return stored(floatBits(s, neg && s.has_negative_zero, 0, 0n));
 
@@ -360,22 +372,25 @@ function encodeFloat(s, x, mode, saturate, rng) {
     if (saturate || roundsTowardZero(mode, neg) || s.overflow_default === "saturate") {
       const [max, exact] = decimal(s.maxValue); // "≈" where max has too many digits (binary128's 4933)
       return stored(maxBits(s, neg), true, false,
-        `Beyond the largest finite value ${exact ? fractionText(s.maxValue) : `≈${max}`}: stored as ±max `
-        + "(saturation).");
+        new Phrase("Beyond the largest finite value %(max)s: stored as ±max (saturation).",
+          { max: exact ? fractionText(s.maxValue) : `≈${max}` }));
     }
     if (s.overflow_default === "inf") {
-      return stored(infBits(s, neg), true, false, "Beyond the largest finite value: overflow to infinity.");
+      return stored(infBits(s, neg), true, false, new Phrase("Beyond the largest finite value: overflow to infinity."));
     }
-    return stored(nanBits(s, neg), true, false, `${s.name} has no infinity, so ml_dtypes' cast gives NaN on `
-      + `overflow; choose saturate to keep ±max${s.saturated_by}.`);
+    return stored(nanBits(s, neg), true, false, s.saturating
+      ? new Phrase("%(name)s has no infinity, so ml_dtypes' cast gives NaN on overflow; choose saturate to "
+        + "keep ±max, as %(libraries)s do.", { name: s.name, libraries: new Phrase(s.saturating) })
+      : new Phrase("%(name)s has no infinity, so ml_dtypes' cast gives NaN on overflow; "
+        + "choose saturate to keep ±max.", { name: s.name }));
   }
   if (n === 0n) {
     if (!s.has_zero) {
       return stored(0n, false, true,
-        `${s.name} has no zero: values below its smallest are stored as that smallest.`);
+        new Phrase("%(name)s has no zero: values below its smallest are stored as that smallest.", { name: s.name }));
     }
     return stored(floatBits(s, neg && s.has_negative_zero, 0, 0n), false, true,
-      "Too small for this format: flushed to zero (underflow).");
+      new Phrase("Too small for this format: flushed to zero (underflow)."));
   }
   if (n >> (s.m + 1n)) {
     n >>= 1n; // rounding carried into the next binade
@@ -387,10 +402,12 @@ function encodeFloat(s, x, mode, saturate, rng) {
 
 function encodeInt(s, x, mode, saturate, rng) {
   const lo = s.lowestValue.num, hi = s.maxValue.num;
-  if (x.kind === "nan") return new Rounded(decode(s, 0n), x, false, false, "Integers have no NaN; stored as 0.");
+  if (x.kind === "nan") {
+    return new Rounded(decode(s, 0n), x, false, false, new Phrase("Integers have no NaN; stored as 0."));
+  }
   if (x.kind === "inf") {
     return new Rounded(decode(s, (x.negative ? lo : hi) & s.mask), x, false, false,
-      "Integers have no infinity; stored as the nearest end of the range.");
+      new Phrase("Integers have no infinity; stored as the nearest end of the range."));
   }
   let n = x.num / x.den;
   const r = x.num % x.den;
@@ -400,11 +417,12 @@ function encodeInt(s, x, mode, saturate, rng) {
   if (overflowed) {
     if (saturate) {
       v = v < lo ? lo : hi;
-      note = `Outside ${lo}..${hi}: clamped to the range (saturation).`;
+      note = new Phrase("Outside %(lo)s..%(hi)s: clamped to the range (saturation).", { lo, hi });
     } else {
       const modulus = 1n << s.width;
       v = (((v - lo) % modulus) + modulus) % modulus + lo;
-      note = `Outside ${lo}..${hi}: wrapped around modulo 2^${s.bits}, as an integer cast does.`;
+      note = new Phrase("Outside %(lo)s..%(hi)s: wrapped around modulo 2^%(bits)s, as an integer cast does.",
+        { lo, hi, bits: s.bits });
     }
   }
   return new Rounded(decode(s, v & s.mask), x, overflowed, v === 0n && !isZero(x), note);
@@ -414,13 +432,14 @@ function encodeCodebook(s, x, mode, rng) {
   const values = s.codes, last = values.length - 1;
   if (x.kind === "nan") {
     const zero = values.findIndex((c) => c.num === 0n);
-    return new Rounded(decode(s, BigInt(zero)), x, false, false, `${s.name} has no NaN; stored as 0.`);
+    return new Rounded(decode(s, BigInt(zero)), x, false, false,
+      new Phrase("%(name)s has no NaN; stored as 0.", { name: s.name }));
   }
   const v = signed(x);
   if (x.kind === "inf" || compare(v, values[0]) < 0 || compare(v, values[last]) > 0) {
     return new Rounded(decode(s, BigInt(x.negative ? 0 : last)), x, x.kind === "finite", false,
-      `Outside [${fractionText(values[0])}, ${fractionText(values[last])}]: clamped to the nearest end of the `
-      + "codebook.");
+      new Phrase("Outside [%(lo)s, %(hi)s]: clamped to the nearest end of the codebook.",
+        { lo: fractionText(values[0]), hi: fractionText(values[last]) }));
   }
   let i = 0;
   while (i < last && compare(values[i + 1], v) <= 0) i++;
@@ -519,13 +538,14 @@ const quoted = (text) => {
 function clean(text) {
   const length = codePoints(text).length;
   if (length > MAX_INPUT_LENGTH) {
-    throw new InputError(`The input is ${length} characters long; at most ${MAX_INPUT_LENGTH} are accepted.`);
+    throw new InputError("The input is %(length)s characters long; at most %(most)s are accepted.",
+      { length, most: MAX_INPUT_LENGTH });
   }
   let start = 0, end = text.length;
   while (start < end && SPACES.includes(text[start])) start++;
   while (end > start && SPACES.includes(text[end - 1])) end--;
   text = text.slice(start, end).replaceAll("\u2212", "-"); // accept the typographic minus sign
-  if (!text) throw new InputError(`The input is empty; type a number. Accepted: ${ACCEPTED}.`);
+  if (!text) throw new InputError("The input is empty; type a number. Accepted: %(accepted)s.", { accepted: ACCEPTED });
   return text;
 }
 
@@ -534,8 +554,8 @@ function decimalParts(whole, part, exp) {
   if (!whole && !part) throw new InputError("A number needs at least one digit.");
   const exponent = exp ? BigInt(exp) : 0n;
   if (exponent > MAX_DECIMAL_EXPONENT || exponent < -MAX_DECIMAL_EXPONENT) {
-    throw new InputError(`The exponent ${exponent} is out of range; decimal exponents from -${MAX_DECIMAL_EXPONENT} `
-      + `to ${MAX_DECIMAL_EXPONENT} are accepted (far beyond every format here).`);
+    throw new InputError("The exponent %(exponent)s is out of range; decimal exponents from -%(most)s to %(most)s are "
+      + "accepted (far beyond every format here).", { exponent, most: MAX_DECIMAL_EXPONENT });
   }
   return [BigInt((whole || "") + (part || "") || "0"), Number(exponent) - (part || "").length];
 }
@@ -586,18 +606,21 @@ function readValue(text) {
   if ((m = NUMBER.exec(text))) return real(m[1] === "-", scaledDecimal(...decimalParts(m[2], m[3], m[4])));
   if ((m = FRACTION.exec(text))) {
     const [num, numExponent] = decimalParts(m[2], m[3], m[4]), [den, denExponent] = decimalParts(m[6], m[7], m[8]);
-    if (den === 0n) throw new InputError(`${quoted(text)} divides by zero; the denominator must not be 0.`);
+    if (den === 0n) {
+      throw new InputError("%(input)s divides by zero; the denominator must not be 0.", { input: quoted(text) });
+    }
     const negative = (m[1] === "-") !== (m[5] === "-");
     if (num === 0n) return real(negative);
     const exponent = numExponent - denExponent;
     const size = `${num}`.length - `${den}`.length + exponent;
     if (Math.abs(size) > Number(MAX_DECIMAL_EXPONENT) + 1) {
-      throw new InputError(`That fraction is about 10^${size}; a value from 10^-${MAX_DECIMAL_EXPONENT} to `
-        + `10^${MAX_DECIMAL_EXPONENT} is accepted, which is already far beyond every format here.`);
+      throw new InputError("That fraction is about 10^%(size)s; a value from 10^-%(most)s to 10^%(most)s is accepted, "
+        + "which is already far beyond every format here.", { size, most: MAX_DECIMAL_EXPONENT });
     }
     return real(negative, exponent >= 0 ? fraction(num * tenTo(exponent), den) : fraction(num, den * tenTo(-exponent)));
   }
-  throw new InputError(`Could not read ${quoted(text)} as a number. Accepted: ${ACCEPTED}.`);
+  throw new InputError("Could not read %(input)s as a number. Accepted: %(accepted)s.",
+    { input: quoted(text), accepted: ACCEPTED });
 }
 
 function hexFloat(m) {
@@ -605,8 +628,8 @@ function hexFloat(m) {
   if (!whole && !part) throw new InputError("A hex float needs at least one hex digit, as in 0x1.8p-3.");
   const exp = BigInt(m[4]);
   if (exp > MAX_BINARY_EXPONENT || exp < -MAX_BINARY_EXPONENT) {
-    throw new InputError(`The binary exponent p${exp} is out of range; from p-${MAX_BINARY_EXPONENT} `
-      + `to p${MAX_BINARY_EXPONENT} are accepted.`);
+    throw new InputError("The binary exponent p%(exponent)s is out of range; from p-%(most)s to p%(most)s are "
+      + "accepted.", { exponent: exp, most: MAX_BINARY_EXPONENT });
   }
   return real(m[1] === "-", dyadic(BigInt(`0x${whole + part || "0"}`), Number(exp) - 4 * part.length));
 }
@@ -615,8 +638,8 @@ function hexFloat(m) {
 export function parseNumber(text) {
   const parsed = parseValue(text);
   if (parsed.raw) {
-    throw new InputError(`${quoted(parsed.text)} is a raw bit pattern, not a value; to give a value in hex write `
-      + "a hex float such as 0x1.8p-3, or decode the pattern in one format instead.");
+    throw new InputError("%(input)s is a raw bit pattern, not a value; to give a value in hex write a hex float such "
+      + "as 0x1.8p-3, or decode the pattern in one format instead.", { input: quoted(parsed.text) });
   }
   return parsed;
 }
@@ -629,12 +652,13 @@ export function parseBits(text, spec) {
   else if ((m = RAW_BIN.exec(text))) pattern = raw(m[1], "0b").pattern;
   else if ((m = RAW_DEC.exec(text))) pattern = raw(m[1], "").pattern;
   else {
-    throw new InputError(`Could not read ${quoted(text)} as a bit pattern; write it in hex (0x3c00), binary `
-      + "(0b0011…) or as a non-negative decimal integer.");
+    throw new InputError("Could not read %(input)s as a bit pattern; write it in hex (0x3c00), binary (0b0011…) or "
+      + "as a non-negative decimal integer.", { input: quoted(text) });
   }
   if (pattern >> BigInt(spec.bits)) {
-    throw new InputError(`The pattern ${quoted(text)} is wider than ${spec.id}'s ${spec.bits} bits; the largest `
-      + `pattern is 0x${((1n << BigInt(spec.bits)) - 1n).toString(16)}.`);
+    throw new InputError("The pattern %(input)s is wider than %(format)s's %(bits)s bits; the largest pattern is "
+      + "%(largest)s.", { input: quoted(text), format: spec.id, bits: spec.bits,
+      largest: `0x${((1n << BigInt(spec.bits)) - 1n).toString(16)}` });
   }
   return pattern;
 }

@@ -11,6 +11,8 @@ import {
   stochasticOdds, ulp,
 } from "./codec.js";
 import { compare, divideToDouble, fraction, fractionText, ofDouble, readFraction } from "./exact.js";
+import { typedNumber } from "./locale_input.js";
+import { learn, say, sayN } from "./words.js";
 
 const FULL = 4000; // exact values in full up to this many characters, as pages.FULL
 const STEPS = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1 };
@@ -27,6 +29,13 @@ const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#
 const esc = (text) => String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
 const num = (v) => (v === null ? "—" : v.text !== v.full
   ? `<span class="num" title="${esc(v.full)}">${esc(v.text)}</span>` : `<span class="num">${esc(v.text)}</span>`);
+
+/** A bit's role and a value's class as words of the page (_bits.html's names and class_word). */
+const roleWord = (role) => ({ sign: say("sign"), exponent: say("exponent"), mantissa: say("mantissa"),
+  integer: say("integer"), code: say("code") })[role] ?? role;
+const classWord = (cls) => ({ normal: say("normal"), subnormal: say("subnormal"), zero: say("zero"), inf: say("inf"),
+  nan: say("nan") })[cls] ?? cls;
+const bitCount = (count) => sayN("%(count)s bit", "%(count)s bits", count);
 
 /** Python's urllib.parse.quote(text, safe=""). */
 const quote = (text) => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16)
@@ -73,15 +82,21 @@ function fixed(spec) {
   const marks = line.marks.map((m) => ({ ...m,
     value: m.of ? shown(m.of === "one" ? { num: 1n, den: 1n } : readFraction(c[m.of])) : { text: m.text, full: m.full } }));
   const roles = spec.fields.flatMap(([role, count]) => Array(count).fill(role));
+  const label = (index, value) => esc(say("bit %(index)s, %(role)s, %(value)s",
+    { index, role: roleWord(roles[roles.length - 1 - index]), value }));
+  const legendName = say("Legend of the bit colours");
   known = {
     marks,
     roles,
-    legend: `<ul class="legend" lang="en" aria-label="Legend of the bit colours">${spec.fields.map(([role, count]) =>
-      `<li data-role="${role}"><span class="swatch" aria-hidden="true"></span>${role}${count
-        ? ` (${count} bit${count !== 1 ? "s" : ""})` : ""}</li>`).join("")}</ul>`,
+    labels: roles.map((_, index) => [label(index, 0), label(index, 1)]), // by bit index, then value
+    legend: `<ul class="legend" lang="${esc(document.documentElement.lang || "en")}" aria-label="${
+      esc(legendName)}">${spec.fields.map(([role, count]) =>
+      `<li data-role="${role}"><span class="swatch" aria-hidden="true"></span>${roleWord(role)}${count
+        ? ` (${bitCount(count)})` : ""}</li>`).join("")}</ul>`,
     ticks: marks.map((m) => `<line class="nl-tick" x1="${m.x}%" x2="${m.x}%" y1="29" y2="43"></line><text `
-      + `class="nl-label" x="${m.x}%" y="${42 + 16 * m.row}" text-anchor="${m.anchor}">${esc(m.label)}</text>`).join(""),
-    list: marks.filter((m) => m.label !== "1").map((m) => `<li>${esc(m.label)} = ${num(m.value)}</li>`).join(""),
+      + `class="nl-label" x="${m.x}%" y="${42 + 16 * m.row}" text-anchor="${m.anchor}">${esc(say(m.label))}</text>`)
+      .join(""),
+    list: marks.filter((m) => m.label !== "1").map((m) => `<li>${esc(say(m.label))} = ${num(m.value)}</li>`).join(""),
   };
   statics.set(spec, known);
   return known;
@@ -95,12 +110,13 @@ function numberLine(spec, marks, v) {
     const at = round2(2 + 96 * Math.min(Math.max(share, 0), 1));
     return { x: at, anchor: at < 12 ? "start" : at > 88 ? "end" : "middle", text: shown(x).text };
   };
-  if (v.kind === "nan") return [null, "NaN is not a number, so it has no place on the line."];
-  if (v.kind === "inf") return [{ x: "100.0", anchor: "end", text: "inf" }, "Infinity lies past max."];
-  if (v.num === 0n) return [mark({ num: 0n, den: 1n }), "Zero sits left of the smallest positive value."];
+  if (v.kind === "nan") return [null, say("NaN is not a number, so it has no place on the line.")];
+  if (v.kind === "inf") return [{ x: "100.0", anchor: "end", text: "inf" }, say("Infinity lies past max.")];
+  if (v.num === 0n) return [mark({ num: 0n, den: 1n }), say("Zero sits left of the smallest positive value.")];
   const where = mark({ num: v.num, den: v.den }); // |value|
-  return [where, `|value| sits ${roundEven((Number(where.x) - 2) / 96 * 100)}% of the way along the log scale `
-    + `from the smallest positive value ${marks[0].value.text} to max ${marks[marks.length - 1].value.text}.`];
+  return [where, say("|value| sits %(share)s%% of the way along the log scale from the smallest positive value "
+    + "%(low)s to max %(high)s.", { share: roundEven((Number(where.x) - 2) / 96 * 100), low: marks[0].value.text,
+    high: marks[marks.length - 1].value.text })];
 }
 
 /** _formula.html: how the bits give the value, with the numbers filled in. */
@@ -110,36 +126,41 @@ function formula(c, enc, storedShort) {
     const signed = sign !== null;
     const m = c.mantissa_bits, binary = (cls === "normal" ? "1" : "0")
       + (m ? `.${enc.mantissaField.toString(2).padStart(m, "0")}` : "");
-    return p(`value = ${signed ? "(−1)<sup>sign</sup> × " : ""}2<sup>exponent</sup> × significand`)
+    const subnormal = say("Exponent field 0 means subnormal: the exponent stays at 1 − bias = %(e)s and the leading "
+      + "digit is 0.", { e: enc.exponent });
+    const normal = say("Exponent field %(field)s minus the bias %(bias)s; the leading 1 of the significand is "
+      + "implicit.", { field: enc.exponentField, bias: c.bias });
+    const value = say("value"), signWord = say("sign"), exponent = say("exponent"), significand = say("significand");
+    return p(`${value} = ${signed ? `(−1)<sup>${signWord}</sup> × ` : ""}2<sup>${exponent}</sup> × ${significand}`)
       + p(`= ${signed ? `(−1)<sup>${sign}</sup> × ` : ""}2<sup>${cls === "subnormal" ? 1 : enc.exponentField} − `
         + `${c.bias}</sup> × ${binary}<sub>2</sub>`)
       + p(`= ${signed ? `${sign ? "−1" : "+1"} × ` : ""}2<sup>${enc.exponent}</sup> × `
         + `${num(shown(enc.significand, FULL))}`)
       + p(`= ${num(storedShort)}`)
-      + (cls === "subnormal"
-        ? `<p class="help">Exponent field 0 means subnormal: the exponent stays at 1 − bias = ${enc.exponent} and `
-          + "the leading digit is 0.</p>"
-        : `<p class="help">Exponent field ${enc.exponentField} minus the bias ${c.bias}; the leading 1 of the `
-          + "significand is implicit.</p>");
+      + `<p class="help">${cls === "subnormal" ? subnormal : normal}</p>`;
   }
   if (c.kind === "float") {
     const id = esc(c.id);
-    return p(cls === "zero" ? `Exponent and mantissa fields all zero: ${sign ? "−0" : "+0"}.`
-      : cls === "inf" ? `Exponent field all ones and mantissa zero: ${sign ? "−" : "+"}infinity.`
-      : c.nan_style === "fn" ? `Exponent and mantissa fields all ones: NaN (${id} has no infinity).`
-      : c.nan_style === "fnuz" ? `The pattern of −0 (sign 1, everything else 0) is ${id}'s only NaN.`
-      : c.nan_style === "e8m0" ? `All bits one is ${id}'s NaN.`
-      : "Exponent field all ones and mantissa not zero: NaN.");
+    return p(cls === "zero" ? say("Exponent and mantissa fields all zero: %(zero)s.", { zero: sign ? "−0" : "+0" })
+      : cls === "inf" ? say("Exponent field all ones and mantissa zero: %(s)sinfinity.", { s: sign ? "−" : "+" })
+      : c.nan_style === "fn" ? say("Exponent and mantissa fields all ones: NaN (%(id)s has no infinity).", { id })
+      : c.nan_style === "fnuz" ? say("The pattern of −0 (sign 1, everything else 0) is %(id)s's only NaN.", { id })
+      : c.nan_style === "e8m0" ? say("All bits one is %(id)s's NaN.", { id })
+      : say("Exponent field all ones and mantissa not zero: NaN."));
   }
   if (c.kind === "int") {
-    if (!c.signed) return p(`value = the bits read as a binary number = ${esc(enc.exactString)}`);
-    const top = 1n << BigInt(c.bits - 1);
-    return p(`value = −2<sup>${c.bits - 1}</sup> × sign + the other bits`)
-      + p(`= ${-top} × ${sign} + ${enc.bits & (top - 1n)} = ${esc(enc.exactString)}`)
-      + `<p class="help">Two's complement: the top bit weighs −2<sup>${c.bits - 1}</sup>.</p>`;
+    const v = esc(enc.exactString), n = c.bits - 1;
+    if (!c.signed) return p(say("value = the bits read as a binary number = %(v)s", { v }));
+    const top = 1n << BigInt(n);
+    const weighs = say("Two's complement: the top bit weighs −2<sup>%(n)s</sup>.", { n });
+    return p(say("value = −2<sup>%(n)s</sup> × sign + the other bits", { n }))
+      + p(`= ${-top} × ${sign} + ${enc.bits & (top - 1n)} = ${v}`)
+      + `<p class="help">${weighs}</p>`;
   }
-  return p(`value = codebook[${enc.bits}] = ${num(storedShort)}`)
-    + "<p class=\"help\">The 4-bit code indexes the NF4 codebook; in use the value is scaled by its block's absmax.</p>"
+  const indexes = say("The 4-bit code indexes the NF4 codebook; in use the value is scaled by its block's absmax.");
+  const indexed = say("value = codebook[%(code)s]", { code: enc.bits });
+  return p(`${indexed} = ${num(storedShort)}`)
+    + `<p class="help">${indexes}</p>`
     + `<ol class="codebook" start="0">${c.codebook.map((_, code) => `<li${BigInt(code) === enc.bits
       ? ' aria-current="true"' : ""}>${esc(decode(c, code).exactString)}</li>`).join("")}</ol>`;
 }
@@ -148,6 +169,7 @@ const subtract = (a, b) => fraction(a.num * b.den - b.num * a.den, a.den * b.den
 
 /** A codebook's levels on a line (codebook_line.level_line), the stored one marked, the typed value where it lies. */
 function levelLine(view, spec, enc, typed) {
+  const block = spec.block, ends = spec.levels.filter((l) => ["-1", "0", "1"].includes(l.text)); // labelled
   const c = spec.codec, codes = c.codebook.map(readFraction), low = codes[0], high = codes[codes.length - 1];
   const current = spec.levels[Number(enc.bits)], at = Number(current.x);
   let typedX = null;
@@ -159,23 +181,25 @@ function levelLine(view, spec, enc, typed) {
       typedX = round2(2 + 96 * (q.num === 0n ? 0 : divideToDouble(q.num, q.den)));
     }
   }
-  const description = `The ${codes.length} levels of ${c.name} from ${fractionText(low)} to ${fractionText(high)}, `
-    + `to scale; code ${enc.bits} (${current.text}) is stored. The levels crowd near 0, where most of a normal `
-    + "distribution lies.";
-  const block = spec.block, ends = spec.levels.filter((l) => ["-1", "0", "1"].includes(l.text)); // labelled
+  const description = say("The %(n)s levels of %(name)s from %(low)s to %(high)s, to scale; code %(code)s (%(value)s) "
+    + "is stored. The levels crowd near 0, where most of a normal distribution lies.", { n: codes.length, name: c.name,
+    low: fractionText(low), high: fractionText(high), code: enc.bits, value: current.text });
+  const caption = say("%(name)s's %(n)s levels, to scale, and the one stored", { name: esc(c.name), n: codes.length });
+  const inUse = block && say("In use, a block of %(size)s codes shares one absmax: <a href=\"%(href)s\" "
+    + "data-block-view>see a whole %(name)s block</a>.", { size: block.size, href: esc(view.data.prefix + block.href),
+    name: esc(block.name) });
   return `<figure class="numberline levels" data-levels data-hide-group="numberline">
-<figcaption>${esc(c.name)}'s ${codes.length} levels, to scale, and the one stored</figcaption>
+<figcaption>${caption}</figcaption>
 <svg class="nl" width="100%" height="102" role="img" aria-label="${esc(description)}"><line class="nl-axis" x1="2%" `
     + `x2="98%" y1="40" y2="40"></line>${spec.levels.map((l) => `<line class="nl-tick" x1="${l.x}%" x2="${l.x}%" `
     + `y1="33" y2="47" data-level="${l.code}"></line><text class="nl-label" x="${l.x}%" y="${62 + 14 * l.row}" `
     + `text-anchor="middle" data-level-code="${l.code}">${l.code}</text>`).join("")}${ends.map((l, k) => `<text `
     + `class="nl-label nl-level-value" x="${l.x}%" y="96" text-anchor="${k === 0 ? "start" : k === ends.length - 1
-      ? "end" : "middle"}">value ${l.text.replaceAll("-", "−")}</text>`).join("")}${typedX === null ? ""
+      ? "end" : "middle"}">${say("value %(v)s", { v: esc(l.text.replaceAll("-", "−")) })}</text>`).join("")}${typedX === null ? ""
     : `<line class="nl-typed" x1="${typedX}%" x2="${typedX}%" y1="24" y2="56" data-level-typed></line>`}<circle class="nl-value" cx="${current.x}%" cy="40" r="7" data-level-current="${current.code}">`
     + `</circle><text class="nl-value-label" x="${current.x}%" y="18" text-anchor="${at < 12 ? "start" : at > 88
       ? "end" : "middle"}" data-level-value>${esc(current.text)}</text></svg>
-<p class="help">${esc(description)}${block ? ` In use, a block of ${block.size} codes shares one absmax: <a href="`
-    + `${esc(view.data.prefix + block.href)}" data-block-view>see a whole ${esc(block.name)} block</a>.` : ""}</p>
+<p class="help">${esc(description)}${block ? ` ${inUse}` : ""}</p>
 </figure>`;
 }
 
@@ -188,12 +212,17 @@ function chance(p) {
 /** The stochastic rounding box: where the draw can go and how likely each way is. */
 function odds(spec, result, overflow, stored) {
   const o = stochasticOdds(spec, result.input, overflow);
-  if (!o) return '<p data-odds>Stochastic rounding has nothing to choose here: every draw stores this pattern.</p>';
-  const to = (r) => num(shown(r.encoding.value, 24, 9));
-  return `<p data-odds>Stochastic rounding: rounds up with probability <span data-p-up>${num(chance(o.pUp))}</span> `
-    + `(to <span data-odds-up>${to(o.up)}</span>), down with <span data-p-down>${num(chance({ num: o.pUp.den
-      - o.pUp.num, den: o.pUp.den }))}</span> (to <span data-odds-down>${to(o.down)}</span>); this draw went <strong `
-    + `data-odds-went>${stored.bits === o.up.encoding.bits ? "up" : "down"}</strong>.</p>`;
+  if (!o) {
+    const none = say("Stochastic rounding has nothing to choose here: every draw stores this pattern.");
+    return `<p data-odds>${none}</p>`;
+  }
+  const to = (r) => num(shown(r.encoding.value, 24, 9)), went = stored.bits === o.up.encoding.bits ? say("up")
+    : say("down");
+  const sentence = say("Stochastic rounding: rounds up with probability <span data-p-up>%(p_up)s</span> (to "
+    + "<span data-odds-up>%(up)s</span>), down with <span data-p-down>%(p_down)s</span> (to <span data-odds-down>"
+    + "%(down)s</span>); this draw went <strong data-odds-went>%(went)s</strong>.", { p_up: num(chance(o.pUp)),
+    up: to(o.up), p_down: num(chance({ num: o.pUp.den - o.pUp.num, den: o.pUp.den })), down: to(o.down), went });
+  return `<p data-odds>${sentence}</p>`;
 }
 
 /** visualise.html's section for one stored pattern; the form and the format pills are kept, not redrawn. */
@@ -210,32 +239,41 @@ function section(view, model) {
       run = role;
     }
     cells += `<a class="bit" href="${href}" data-hx-get="${href}" data-bit="${i}" data-role="${role}" `
-      + `data-value="${value}" aria-label="bit ${i}, ${role}, ${value}">${value}</a>`;
+      + `data-value="${value}" aria-label="${f.labels[i][value]}">${value}</a>`;
     binary += value;
   }
   const [stored, storedExact] = realText(enc.value), storedShort = shown(enc.value, 60, 17);
   const note = result && (result.note || result.overflowed || result.underflowed)
-    ? `<div class="notes" data-note>\n${result.overflowed ? '<strong class="flag" data-flag="overflow">overflow</strong>'
-      : ""}\n${result.underflowed ? '<strong class="flag" data-flag="underflow">underflow</strong>' : ""}\n${result.note
-      ? `<span>${esc(result.note)}</span>` : ""}\n</div>` : "";
+    ? `<div class="notes" data-note>\n${result.overflowed ? `<strong class="flag" data-flag="overflow">${say("overflow")}`
+      + "</strong>" : ""}\n${result.underflowed ? `<strong class="flag" data-flag="underflow">${say("underflow")}</strong>`
+      : ""}\n${result.note ? `<span>${esc(result.note.said)}</span>` : ""}\n</div>` : "";
   const stochastic = result && links.rounding === "stochastic"
     ? `<div class="stochastic" data-stochastic>${odds(c, result, links.overflow, enc)}</div>` : "";
-  const typed = result ? `<div><dt>You typed</dt><dd data-typed>${num(shown(result.input, FULL))}</dd></div><div><dt>`
-    + `Rounding error</dt><dd>stored − typed = <span data-error-value>${num(shown(result.error, FULL))}</span><br>`
-    + `relative: ${result.relErrorText}</dd></div>` : "";
-  const neighbours = [["next down", nextDown(enc)], ["next up", nextUp(enc)]].map(([label, step]) => {
-    if (!step) return `<span class="button disabled">no ${label}</span>`;
+  const w = { typed: say("You typed"), error: say("Rounding error"), difference: say("stored − typed"),
+    relative: say("relative:"), hint: say("Click, tap, or press Space or Enter on a bit to flip it; arrow keys move "
+      + "between bits."), stored: say("Stored value"), exact: say("exact"),
+    rounded: say("≈, 40 digits: its exact decimal has over 1200"), bits: say("Bits"), read: say("How it is read"),
+    neighbours: say("Neighbours"),
+    change: say("Change this layout: its exponent and mantissa bits, bias, inf and NaN") };
+  const typed = result ? `<div><dt>${w.typed}</dt><dd data-typed>${num(shown(result.input, FULL))}</dd></div>`
+    + `<div><dt>${w.error}</dt><dd>${w.difference} = <span data-error-value>${num(shown(result.error, FULL))}</span>`
+    + `<br>${w.relative} ${result.relErrorText}</dd></div>` : "";
+  const steps = [["next down", nextDown(enc), say("next down"), say("no next down")],
+    ["next up", nextUp(enc), say("next up"), say("no next up")]];
+  const neighbours = steps.map(([label, step, word, none]) => {
+    if (!step) return `<span class="button disabled">${none}</span>`;
     const href = hrefOf(step.bits);
     return `<a class="button" href="${href}" data-hx-get="${href}" data-step="${label.replace(" ", "-")}">`
-      + `${label === "next down" ? "←" : ""} ${label}: ${num(shown(step.value, FULL))} ${label === "next up" ? "→" : ""}</a>`;
+      + `${label === "next down" ? "←" : ""} ${word}: ${num(shown(step.value, FULL))} ${label === "next up" ? "→" : ""}</a>`;
   }).join(" ");
   const custom = spec.custom && visualiseUrl("custom", { ...links, layout: spec.custom, value: model.carried });
   let line;
   if (spec.levels) line = levelLine(view, spec, enc, result && result.input);
   else {
     const [where, description] = numberLine(spec, f.marks, enc.value);
+    const where0 = say("Where |value| sits in %(id)s's range, on a log scale", { id: esc(c.id) });
     line = `<figure class="numberline" data-hide-group="numberline">
-<figcaption>Where |value| sits in ${esc(c.id)}'s range, on a log scale</figcaption>
+<figcaption>${where0}</figcaption>
 <svg class="nl" width="100%" height="84" role="img" aria-label="${esc(description)}"><line class="nl-axis" x1="2%" `
     + `x2="98%" y1="36" y2="36"></line>${f.ticks}${where ? `<circle class="nl-value" cx="${where.x}%" cy="36" r="7">`
     + `</circle><text class="nl-value-label" x="${where.x}%" y="18" text-anchor="${where.anchor}">${esc(where.text)}`
@@ -246,14 +284,13 @@ function section(view, model) {
   }
   const parts = {
     data: '<script data-keep="data"></script>',
-    title: `<h1>${esc(c.name)} <span class="format-id">${esc(c.id)}${bits ? ` · ${bits} bits` : ""}</span></h1>`,
+    title: `<h1>${esc(c.name)} <span class="format-id">${esc(c.id)}${bits ? ` · ${bitCount(bits)}` : ""}</span></h1>`,
     lead: `<p class="lead" data-hide-group="intro">${esc(spec.summary)}</p>`,
     figure: `<div class="figure-first" data-figure>
 <div class="grid-box" id="bits" tabindex="-1" data-bits-box${bits > 64 ? " data-bits-wide" : ""}>${f.legend}<div `
       + `class="bits" data-bit-grid>${cells}</span></div>
-<p class="hint">Click, tap, or press Space or Enter on a bit to flip it; arrow keys move between bits.</p></div>
-<dl class="facts stored-box"><div><dt>Stored value (${storedExact ? "exact"
-      : "≈, 40 digits: its exact decimal has over 1200"})</dt><dd class="stored${stored.length > 48 ? " stored-long" : ""}" `
+<p class="hint">${w.hint}</p></div>
+<dl class="facts stored-box"><div><dt>${w.stored} (${storedExact ? w.exact : w.rounded})</dt><dd class="stored${stored.length > 48 ? " stored-long" : ""}" `
       + `data-stored>${esc(stored)}</dd></div></dl>
 ${note}
 ${stochastic}
@@ -261,16 +298,15 @@ ${stochastic}
     form: `<form data-keep="form" class="controls" data-hide-group="controls" action="${prefix}/visualise/${esc(c.id)}" method="get" `
       + `data-hx-get="${prefix}/visualise/${esc(c.id)}" data-hx-trigger="submit, change from:#rounding, change from:#overflow">`
       + "</form>",
-    custom: custom ? `<p class="help"><a href="${esc(custom)}" data-custom-layout>Change this layout: its exponent and `
-      + "mantissa bits, bias, inf and NaN</a></p>" : "",
+    custom: custom ? `<p class="help"><a href="${esc(custom)}" data-custom-layout>${w.change}</a></p>` : "",
     nav: '<nav data-keep="nav"></nav>',
     facts: `<dl class="facts">
-<div><dt>Bits</dt><dd><code data-bits>${enc.hex}</code> = <code class="binary">${binary}</code></dd></div>
-<div><dt>How it is read</dt><dd>${formula(c, enc, storedShort)}</dd></div>
+<div><dt>${w.bits}</dt><dd><code data-bits>${enc.hex}</code> = <code class="binary">${binary}</code></dd></div>
+<div><dt>${w.read}</dt><dd>${formula(c, enc, storedShort)}</dd></div>
 ${typed}
-${spec.levels ? "" : `<div><dt>Class</dt><dd data-class>${enc.cls}</dd></div>
-<div><dt>ULP</dt><dd data-ulp>${num(shown(ulp(enc), FULL))}</dd></div>`}
-<div><dt>Neighbours</dt><dd class="neighbours">${neighbours}</dd></div>
+${spec.levels ? "" : `<div><dt>${say("Class")}</dt><dd data-class>${classWord(enc.cls)}</dd></div>
+<div><dt>${say("ULP")}</dt><dd data-ulp>${num(shown(ulp(enc), FULL))}</dd></div>`}
+<div><dt>${w.neighbours}</dt><dd class="neighbours">${neighbours}</dd></div>
 </dl>`,
     line,
   };
@@ -296,10 +332,10 @@ function model(view) {
     const seed = seedValue(seedBox.value);
     const links = { rounding, overflow, seed, prefix: view.data.prefix, layout: view.data.formats[view.key].layout };
     const { rounded, encoding } = view.fromBits ? { rounded: null, encoding: decode(spec, parseBits(view.text, spec)) }
-      : encode(spec, view.text, rounding, overflow, seed);
+      : encode(spec, typedNumber(view.text), rounding, overflow, seed);
     return { enc: encoding, result: rounded, links, carried: rounded ? view.text : encoding.exactString };
   } catch (error) {
-    if (error instanceof InputError) return { error: error.message };
+    if (error instanceof InputError) return { error: error.phrase.said };
     throw error;
   }
 }
@@ -370,7 +406,8 @@ function render(view, how) {
     const state = { visualiser: snapshot(view) };
     if (how === "push" && href !== location.pathname + location.search) history.pushState(state, "", href);
     else history.replaceState(state, "", href);
-    document.title = `${view.data.formats[view.key].codec.name} visualiser · Precision Lab`;
+    const title = say("%(name)s visualiser", { name: view.data.formats[view.key].codec.name });
+    document.title = `${title} · Precision Lab`;
     document.dispatchEvent(new CustomEvent("visualiser:moved")); // embed.js follows the URL
   }
 }
@@ -415,7 +452,10 @@ function announce(view) {
   const live = view.root.closest("[data-figure]")?.querySelector("[data-announce]")
     ?? document.querySelector("[data-announce]");
   const error = view.root.querySelector("[data-error]"), stored = view.root.querySelector("[data-stored]");
-  if (live) live.textContent = error ? error.textContent : stored ? `Stored value ${stored.textContent}` : "";
+  if (live) {
+    live.textContent = error ? error.textContent : stored ? say("Stored value %(stored)s", { stored: stored.textContent })
+      : "";
+  }
 }
 
 /** One bit focusable by Tab (the focused one, else the first), focused again after a redraw when it had focus. */
@@ -426,13 +466,12 @@ function roving(root, bit, refocus) {
   if (current && refocus) current.focus();
 }
 
-// The words this script writes are English: a page in another language keeps the server's round trips.
-const ENGLISH = /^en\b/.test(document.documentElement.lang || "en");
 
 function init(root) {
   const script = root.querySelector("script[data-visualiser-data]");
-  if (views.has(root) || !script || !ENGLISH) return;
+  if (views.has(root) || !script) return;
   const data = JSON.parse(script.textContent);
+  learn(data.words); // the sentences in the page's language
   const view = { root, data, key: data.format, text: data.typed, fromBits: data.bits, focusBit: null,
     history: !root.closest("[data-figure]"), carried: null };
   view.layout = layoutOf(view);

@@ -253,6 +253,37 @@ def test_the_view_the_script_draws_is_the_servers_for_every_format(page: Page):
     assert compare(page, sent) >= len(SCALAR_FORMATS) * STATES_PER_FORMAT
 
 
+# the comparison fetches the server's page of each refused input, a 422 that the browser logs
+@pytest.mark.allowed_console_errors(r"status of 422")
+@pytest.mark.parametrize("code", ["tr", "el", "yo"])
+def test_in_every_language_the_view_the_script_draws_is_the_servers(page: Page, code: str):
+    """The script says every sentence in the page's language (the words the server puts in its data), the codec's
+    refusals and notes too, and reads a decimal comma where the language writes one: for every format, the
+    states agree with the server's page in that language, element by element and word by word."""
+    rng = random.Random(f"{SEED}-{code}")
+    sent = open_visualiser(page, f"/{code}/visualise/float16?value=0.1")
+    assert page.locator("html").get_attribute("lang") == code
+    comma = code in ("tr", "el")
+    states: list[dict[str, Any]] = []
+    for spec in SCALAR_FORMATS:
+        moves = [["pill", spec.id], *actions_for(spec, rng, STATES_PER_FORMAT // 2), ["type", rng.choice(REFUSED)]]
+        if comma:
+            moves.append(["type", f"-{rng.randrange(1, 999)},{rng.randrange(1000):03d}"])
+        states += page.evaluate(RUN, [moves, "#visualiser"])
+    assert all(s["url"].startswith(f"/{code}/visualise/") for s in states)
+    assert sum(s["error"] is not None for s in states) >= len(SCALAR_FORMATS)  # a refusal in every format
+    assert compare(page, sent) >= len(SCALAR_FORMATS) * STATES_PER_FORMAT // 2
+    # and what it said was the language's, not English: the hint it wrote under the bits, a refusal of the codec's
+    sent = watch_requests(page)
+    page.locator("#value").fill("zebra")
+    error = page.locator("#visualiser [data-error]").text_content() or ""
+    hint = page.locator("#visualiser .hint").text_content()
+    assert "zebra" in error and not error.startswith("Could not read")
+    assert hint != "Click, tap, or press Space or Enter on a bit to flip it; arrow keys move between bits."
+    assert sent == []
+
+
+# the comparison fetches the server's page of each refused input, a 422 that the browser logs
 @pytest.mark.allowed_console_errors(r"status of 422")
 def test_a_custom_layout_and_the_framed_page_agree_with_the_server_too(page: Page):
     rng = random.Random(SEED + 1)

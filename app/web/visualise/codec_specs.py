@@ -7,7 +7,7 @@ import json
 from fractions import Fraction
 from typing import Any
 
-from app.formats import SATURATED_BY, SCALAR_FORMATS, FormatSpec  # SATURATED_BY: the libraries an overflow note names
+from app.formats import SATURATING, SCALAR_FORMATS, FormatSpec  # SATURATING: the libraries an overflow note names
 
 
 def exact_text(x: Fraction | None) -> str | None:
@@ -57,7 +57,7 @@ def codec_spec(spec: FormatSpec) -> dict[str, Any]:
         "min_normal": exact_text(spec.min_normal),
         "min_subnormal": exact_text(spec.min_subnormal),
         "codebook": [exact_text(Fraction(v)) for v in spec.codebook],
-        "saturated_by": SATURATED_BY.get(spec.id, ""),
+        "saturating": str(SATURATING[spec.id]) if spec.id in SATURATING else None,
     }
 
 

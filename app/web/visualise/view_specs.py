@@ -8,7 +8,9 @@ import math
 from functools import lru_cache
 from typing import Any
 
-from app.formats import CUSTOM_ID, FormatSpec, decode
+from app.formats import CUSTOM_ID, SATURATING, FormatSpec, decode
+from app.web.platform.refusals import core_text
+from app.web.platform.script_words import script_words
 from app.web.visualise import inputs
 from app.web.visualise.block_page import block_url
 from app.web.visualise.codebook_line import level_line
@@ -69,8 +71,18 @@ def visualiser_data(
     spec: FormatSpec, others: list[FormatSpec], typed: str, from_bits: bool, prefix: str
 ) -> str:
     """The page's JSON block: its format, the formats of its pills, and the text it shows (a value, or the pattern
-    of `bits=`), for <script type="application/json" data-visualiser-data>."""
-    formats = {other.id: view_spec(other) for other in others if other.kind != "block"}
-    formats[spec.id] = view_spec(spec)
+    of `bits=`), for <script type="application/json" data-visualiser-data>; on a page in another language, the
+    words its script says (script_words.py)."""
+    formats = {other.id: _in_language(other) for other in others if other.kind != "block"}
+    formats[spec.id] = _in_language(spec)
     return embedded_json({"format": spec.id, "formats": formats, "typed": typed, "bits": from_bits,
-                          "prefix": prefix})
+                          "prefix": prefix, "words": script_words(["visualiser.js"], _DATA_WORDS)})
+
+
+# the words the script takes from the data rather than writes: the marks' labels, the libraries a note names
+_DATA_WORDS = (*_CONSTANTS, *(str(libraries) for libraries in SATURATING.values()))
+
+
+def _in_language(spec: FormatSpec) -> dict[str, Any]:
+    """view_spec with its summary in the page's language."""
+    return view_spec(spec) | {"summary": core_text(spec.summary)}

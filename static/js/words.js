@@ -1,0 +1,52 @@
+// The page's words for the scripts that write sentences into it (the visualiser, the comparison, the block view and
+// the codec's refusals and notes). Each sentence is written here in English, in the catalogs' own form: a gettext
+// id with %(name)s slots, as the templates and the formats core have it. A page in another language carries each
+// one's translation in its JSON (app/web/platform/script_words.py, which finds the ids by reading these scripts
+// as `make messages` does); `learn` takes them in, and a sentence the page does not carry is said in English.
+//
+// Translations are the catalog's, trusted as the templates trust them: a caller writing HTML escapes the values
+// it fills in. So that the server can find every id, write say(...), sayN(...), new Phrase(...) and
+// new InputError(...) with plain string literals, never inside a template literal's ${...}
+// (tests/unit/test_script_words.py checks it).
+
+const sentences = new Map();
+const plurals = new Map(); // the singular id -> [its form for 1, its form for any other count]
+
+/** Take in the words a page's JSON carries: {sentences: {id: translation}, plurals: {id: [one, other]}}. */
+export function learn(words) {
+  for (const [id, text] of Object.entries(words?.sentences ?? {})) sentences.set(id, text);
+  for (const [id, forms] of Object.entries(words?.plurals ?? {})) plurals.set(id, forms);
+}
+
+/** Python's `template % params` for %(name)s slots and %%. */
+export function fill(template, params = {}) {
+  return template.replace(/%(?:\((\w+)\)s|%)/g, (all, name) => (name === undefined ? "%" : String(params[name])));
+}
+
+/** The sentence `id` in the page's language, its slots filled (a Phrase among the values said too). */
+export function say(id, params = {}) {
+  const values = {};
+  for (const [name, value] of Object.entries(params)) values[name] = value instanceof Phrase ? value.said : value;
+  return fill(sentences.get(id) ?? id, values);
+}
+
+/** ngettext: the sentence for `count` things, its slots filled (count among them as %(count)s). */
+export function sayN(singular, plural, count, params = {}) {
+  const forms = plurals.get(singular) ?? [singular, plural];
+  return fill(forms[count === 1 ? 0 : 1], { count, ...params });
+}
+
+/** Words with slots that travel before they are said (app/messages.py's Phrase): as a string, the English. */
+export class Phrase {
+  constructor(template, params = {}) {
+    Object.assign(this, { template, params });
+  }
+
+  toString() {
+    const values = {};
+    for (const [name, value] of Object.entries(this.params)) values[name] = String(value);
+    return fill(this.template, values);
+  }
+
+  get said() { return say(this.template, this.params); }
+}
