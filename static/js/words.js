@@ -19,7 +19,7 @@ export function learn(words) {
 }
 
 /** Python's `template % params` for %(name)s slots and %%. */
-export function fill(template, params = {}) {
+function fill(template, params = {}) {
   return template.replace(/%(?:\((\w+)\)s|%)/g, (all, name) => (name === undefined ? "%" : String(params[name])));
 }
 
@@ -42,11 +42,7 @@ export class Phrase {
     Object.assign(this, { template, params });
   }
 
-  toString() {
-    const values = {};
-    for (const [name, value] of Object.entries(this.params)) values[name] = String(value);
-    return fill(this.template, values);
-  }
+  toString() { return fill(this.template, this.params); } // a Phrase among the values is written in English too
 
   get said() { return say(this.template, this.params); }
 }

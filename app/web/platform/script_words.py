@@ -18,7 +18,7 @@ from typing import Any
 from babel.messages.extract import extract
 
 from app.web.platform.languages import ENGLISH_CODE, current_language
-from app.web.platform.translations import gettext, ngettext
+from app.web.platform.translations import translations
 
 SCRIPTS_DIR = Path(__file__).resolve().parents[3] / "static" / "js"
 # the script's marker calls and what each one's arguments are, as babel.cfg gives them to `make messages`
@@ -48,18 +48,24 @@ def script_ids(name: str) -> tuple[Id, ...]:
 def script_words(scripts: Iterable[str], extra: Iterable[str] = ()) -> dict[str, Any] | None:
     """For a page's JSON: each id its scripts say, and each of `extra` (words the script takes from the page's data,
     such as a mark's label), in the current language: {"sentences": {id: text}, "plurals": {id: [one, other]}};
-    None on an English page."""
-    if current_language().code == ENGLISH_CODE:
-        return None
+    None on an English page. Worked out once per language and set of words, not on every page."""
+    code = current_language().code
+    return None if code == ENGLISH_CODE else _words(code, tuple(scripts), tuple(extra))
+
+
+@cache
+def _words(code: str, scripts: tuple[str, ...], extra: tuple[str, ...]) -> dict[str, Any]:
+    """script_words in the language `code`."""
+    catalog = translations(code)
     sentences: dict[str, str] = {}
     plurals: dict[str, list[str]] = {}
     for name in scripts:
         for message in script_ids(name):
             if isinstance(message, str):
-                sentences[message] = gettext(message)
+                sentences[message] = catalog.gettext(message)
             else:  # every served language's rule gives one form for 1 and one for every other count
                 singular, plural = message
-                plurals[singular] = [ngettext(singular, plural, 1), ngettext(singular, plural, 2)]
+                plurals[singular] = [catalog.ngettext(singular, plural, 1), catalog.ngettext(singular, plural, 2)]
     for message in extra:
-        sentences[message] = gettext(message)
+        sentences[message] = catalog.gettext(message)
     return {"sentences": sentences, "plurals": plurals}
