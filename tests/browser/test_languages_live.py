@@ -1,6 +1,6 @@
 """The languages in a real browser: the switcher keeps the state that script put in the address, the script's
 repetitions of the server's rules agree with it, Listen speaks each passage in its language (or says politely it
-cannot), axe passes on the home page in every language, and Greek does not scroll sideways on a phone."""
+cannot), axe passes on a page of every kind in every language, and Greek does not scroll sideways on a phone."""
 
 from __future__ import annotations
 
@@ -156,8 +156,24 @@ def test_the_home_page_passes_axe_in_every_language(page: Page, axe_check: Calla
     axe_check(page)
 
 
+# a page of each feature: the visualiser (a float, a codebook, a block), the comparison, the gallery, the demo, the
+# accumulation figure, the quiz, a guide and the glossary
+AXE_PAGES = ["/visualise/float16?value=0.1", "/visualise/nf4?bits=0x7", "/visualise/mxfp4", "/compare?value=0.1",
+             "/formats", "/train", "/learn/accumulation", "/quiz", "/learn/number-formats", "/learn/glossary"]
+
+
+@pytest.mark.parametrize("prefix", [p for p in PREFIXES if p])
+@pytest.mark.parametrize("path", AXE_PAGES)
+def test_every_kind_of_page_passes_axe_in_every_language(page: Page, axe_check: Callable[[Page], None], prefix: str,
+                                                         path: str):
+    page.goto(prefix + path)
+    expect(page.locator("html")).to_have_attribute("lang", prefix[1:])
+    axe_check(page)
+
+
 @pytest.mark.parametrize("url", ["/el/", "/el/visualise/float16?value=0.1", "/el/formats", "/el/learn/quantisation",
-                                 "/el/compare?value=0.3952"])
+                                 "/el/compare?value=0.3952", "/el/visualise/mxfp4", "/el/visualise/nf4", "/el/train",
+                                 "/el/quiz", "/el/learn/accumulation", "/el/learn/glossary"])
 def test_greek_does_not_scroll_sideways_on_a_phone(browser: Browser, server_url: str, url: str):
     context = browser.new_context(base_url=server_url, viewport={"width": 375, "height": 812})
     page = context.new_page()
