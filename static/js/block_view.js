@@ -2,11 +2,17 @@
 // re-quantise the block with blocks.js and redraw the whole block view in the same frame, without a request; the
 // URL follows (history.replaceState as you type, pushState for a preset, so Back returns to the last one). The
 // server's page (visualise_block.html and its _block_*.html parts) stays the first paint and the path without
-// JavaScript: this fills the same markup through its data-* hooks, and tests/browser/test_block_instant.py holds
-// the text of the two together. A page that opened on an error has no block to fill: it keeps htmx's round trip.
+// JavaScript: this fills the same markup through its data-* hooks, in the page's language (its sentences through
+// words.js, their translations in the page's data; a decimal comma read where the language writes one), and
+// tests/browser/test_block_instant.py holds the text of the two together, in every language. A page that opened
+// on an error has no block to fill: it keeps htmx's round trip.
+//
+// As the templates do, a sentence's translation is markup and the text filled into it is escaped.
 
 import { InputError } from "./codec.js";
 import { blockFormats, blockUrl, explainBlock, quantize, readList, sideBySide } from "./blocks.js";
+import { typedList } from "./locale_input.js";
+import { learn, say, sayN } from "./words.js";
 
 const data = new WeakMap(); // section -> its parsed JSON block (block_specs.block_page_data)
 
@@ -14,6 +20,7 @@ function dataOf(section) {
   let known = data.get(section);
   if (!known) {
     known = JSON.parse(section.querySelector("script[data-block-data]").textContent);
+    learn(known.words); // the translations of the words this says, on a page in another language
     Object.assign(known, blockFormats(known.blocks));
     known.spec = known.formats.find((spec) => spec.id === known.format);
     data.set(section, known);
@@ -39,17 +46,26 @@ const cells = (groups) => `<div class="bits" aria-hidden="true">${groups.map((g)
 /** Python's str() of a float, as Jinja writes the chart's numbers: "1.0", not "1". */
 const pyFloat = (x) => (Number.isInteger(x) && Math.abs(x) < 1e16 ? `${x}.0` : `${x}`);
 
+/** What the block holds that is not finite ("NaN" or "infinity", block_present's nonfinite), as a word. */
+const nonfiniteWord = (view) => (view.nonfinite === "NaN" ? say("NaN") : say("infinity"));
+
 function caption(view) {
   const [scale, tensor] = view.scales;
   if (view.nanBlock) {
-    return `This block holds ${view.nonfinite}: its scale is ${esc(scale.value.text)} (${scale.hex}) and every element NaN.`;
+    return say("This block holds %(what)s: its scale is %(scale)s (%(hex)s) and every element NaN.",
+      { what: esc(nonfiniteWord(view)), scale: esc(scale.value.text), hex: scale.hex });
   }
-  const scales = view.choice.tensorScale
-    ? `block scale ${value(scale.short)} (${scale.hex}) × tensor scale ${value(tensor.short)}`
-    : `scale ${value(scale.short)} (${scale.hex})`;
-  const upTo = view.maxErrorExact && view.maxErrorExact.num ? `, up to ${value(view.maxError)}` : "";
-  return `Absmax ${value(view.absmaxShort)} sets the ${scales}: ${view.zeroed} of ${view.nonzero} nonzero values `
-    + `flushed to zero, MSE ${value(view.mse)}. |error| of each element${upTo}:`;
+  const absmax = value(view.absmaxShort);
+  const sets = view.choice.tensorScale
+    ? say("Absmax %(absmax)s sets the block scale %(scale)s (%(hex)s) × tensor scale %(tensor)s:",
+      { absmax, scale: value(scale.short), hex: scale.hex, tensor: value(tensor.short) })
+    : say("Absmax %(absmax)s sets the scale %(scale)s (%(hex)s):",
+      { absmax, scale: value(scale.short), hex: scale.hex });
+  const flushed = say("%(zeroed)s of %(nonzero)s nonzero values flushed to zero, MSE %(mse)s.",
+    { zeroed: view.zeroed, nonzero: view.nonzero, mse: value(view.mse) });
+  const each = view.maxErrorExact && view.maxErrorExact.num
+    ? say("|error| of each element, up to %(max)s:", { max: value(view.maxError) }) : say("|error| of each element:");
+  return `${sets} ${flushed} ${each}`;
 }
 
 function barsHtml(view, height) {
@@ -58,97 +74,136 @@ function barsHtml(view, height) {
     + `<title>${esc(bar.label)}</title></rect>`).join("");
 }
 
+/** _block_nan.html: what a block holding NaN or inf becomes. */
 function nanSentence(view, spec) {
   if (spec.rule === "mx") {
-    return "OCP MX v1.0's exponent ⌊log<sub>2</sub> absmax⌋ − emax is then not a number, so the shared scale is "
+    return say("OCP MX v1.0's exponent ⌊log<sub>2</sub> absmax⌋ − emax is then not a number, so the shared scale is "
       + "E8M0's NaN (0xff), and a NaN scale makes every element of the block NaN, whatever its bits (stored here as "
-      + "zeros).";
+      + "zeros).");
   }
   if (spec.rule === "nvfp4") {
-    return "NVFP4 defines no rule of its own, and E2M1 holds neither NaN nor inf; its arithmetic gives a block scale "
-      + "absmax / 6 / tensor scale that is NaN, stored as E4M3's NaN (0x7f), so every element of the block is NaN. "
-      + "The FP32 tensor scale is taken over the other blocks, which keep their scales.";
+    return say("NVFP4 defines no rule of its own, and E2M1 holds neither NaN nor inf; its arithmetic gives a block "
+      + "scale absmax / 6 / tensor scale that is NaN, stored as E4M3's NaN (0x7f), so every element of the block is "
+      + "NaN. The FP32 tensor scale is taken over the other blocks, which keep their scales.");
   }
-  const why = view.nonfinite === "NaN" ? " Every value / NaN is NaN, and so is every code's value × NaN"
-    : " Every finite value / inf is 0 and inf / inf is NaN, and 0 × inf is NaN too";
-  return `NF4's scale is the absmax itself in FP32 (${esc(view.scales[0].value.text)}).${why}: every element of the `
-    + "block is NaN (stored as the zero code).";
+  const scale = say("NF4's scale is the absmax itself in FP32 (%(scale)s).", { scale: esc(view.scales[0].value.text) });
+  const why = view.nonfinite === "NaN"
+    ? say("Every value / NaN is NaN, and so is every code's value × NaN: every element of the block is NaN (stored "
+      + "as the zero code).")
+    : say("Every finite value / inf is 0 and inf / inf is NaN, and 0 × inf is NaN too: every element of the block is "
+      + "NaN (stored as the zero code).");
+  return `${scale} ${why}`;
 }
 
+const p = (html, attributes = "") => `<p${attributes}>${html}</p>`;
+
+/** _block_choice.html's MX part: the shared exponent from the absmax, clamped, and the elements it divides. */
+function mxHtml(view, spec) {
+  const scale = view.scales[0], c = view.choice, id = esc(spec.element.id), exp = spec.element_scale_exp;
+  const emax = c.elementEmax;
+  const rule = exp
+    ? say("OCP MX v1.0: the shared exponent is ⌊log<sub>2</sub> absmax⌋ − emax, where emax is the exponent of the "
+      + "element format's largest power of two (%(id)s, whose integers are read × 2<sup>%(exp)s</sup>: emax "
+      + "%(emax)s), clamped to E8M0's −127 … 127.", { id, exp, emax })
+    : say("OCP MX v1.0: the shared exponent is ⌊log<sub>2</sub> absmax⌋ − emax, where emax is the exponent of the "
+      + "element format's largest power of two (%(id)s: emax %(emax)s), clamped to E8M0's −127 … 127.", { id, emax });
+  let html = p(rule, ' class="help"');
+  if (c.mx) {
+    const m = c.mx, { unclamped, shared } = m;
+    html += p(`⌊log<sub>2</sub> ${value(view.absmaxShort)}⌋ − ${m.elementEmax} = ${m.floorLog2} − ${m.elementEmax} = `
+      + `${unclamped}`, ` class="formula" data-shared-exponent="${shared}"`);
+    if (m.clamped) {
+      const clamped = shared > unclamped
+        ? say("%(unclamped)s is beyond E8M0's range, so the exponent is clamped to %(shared)s: the scale cannot go "
+          + "lower.", { unclamped, shared })
+        : say("%(unclamped)s is beyond E8M0's range, so the exponent is clamped to %(shared)s: the scale cannot go "
+          + "higher.", { unclamped, shared });
+      html += p(clamped, ' class="help" data-clamped');
+    }
+    html += p(say("scale = 2<sup>%(shared)s</sup>: E8M0 field %(shared)s + 127 = %(field)s = %(hex)s",
+      { shared, field: shared + 127, hex: scale.hex }), ' class="formula"');
+  } else {
+    html += p(say("absmax 0 has no log<sub>2</sub>: the exponent goes to its floor, −127 (%(hex)s), and every element "
+      + "is 0.", { hex: scale.hex }), ' class="formula" data-shared-exponent="-127"');
+  }
+  const shared = c.mx ? c.mx.shared : -127;
+  const each = exp
+    ? say("Each element is value / 2<sup>%(shared)s</sup> / 2<sup>%(exp)s</sup>, rounded to nearest even in %(id)s "
+      + "and clamped to its max.", { shared, exp, id })
+    : say("Each element is value / 2<sup>%(shared)s</sup>, rounded to nearest even in %(id)s and clamped to its max.",
+      { shared, id });
+  return html + p(each, ' class="help"');
+}
+
+/** _block_choice.html's NVFP4 part: the tensor scale, then the block scale under it. */
+function nvfp4Html(view) {
+  const c = view.choice;
+  if (!c.tensorScale) {
+    return p(say("absmax 0: the block scale is 0 (%(hex)s), the tensor scale 1, and every element 0.",
+      { hex: view.scales[0].hex }), ' class="formula"');
+  }
+  const tensor = say("tensor scale = FP32(absmax / (6 × 448)) = FP32(%(q)s) = %(s)s",
+    { q: value(c.tensorQuotient), s: value(c.tensorScale) });
+  let block = say("block scale = E4M3(absmax / 6 / tensor scale) = E4M3(%(q)s) = %(s)s",
+    { q: value(c.blockQuotient), s: value(c.blockScale) });
+  if (c.saturated) block += " " + say("(saturated at 448)");
+  const levels = say("Two levels: an FP32 scale for the whole tensor, so that its largest block's scale lands at "
+    + "E4M3's top (448), and an E4M3 scale per block of 16. Here the tensor is this one block, so its scale sits near "
+    + "448; each element is value / (block scale × tensor scale) = value / %(step)s, rounded to nearest even in E2M1 "
+    + "and clamped to ±6.", { step: value(c.step) });
+  return p(tensor, ' class="formula"') + p(block, ' class="formula"') + p(levels, ' class="help"');
+}
+
+/** _block_choice.html: how the block's scale was chosen, with its numbers. */
 function choiceHtml(view, spec) {
-  const scale = view.scales[0], c = view.choice, element = spec.element.id, implicit = spec.element_scale_exp;
-  if (view.nanBlock) return `<p>${nanSentence(view, spec)}</p>`;
-  if (c.rule === "mx") {
-    let html = "<p class=\"help\">OCP MX v1.0: the shared exponent is ⌊log<sub>2</sub> absmax⌋ − emax, where emax is "
-      + `the exponent of the element format's largest power of two (${element}`
-      + `${implicit ? `, whose integers are read × 2<sup>${implicit}</sup>` : ""}: emax ${c.elementEmax}), clamped `
-      + "to E8M0's −127 … 127.</p>";
-    if (c.mx) {
-      const m = c.mx;
-      html += `<p class="formula" data-shared-exponent="${m.shared}">⌊log<sub>2</sub> ${value(view.absmaxShort)}⌋ − `
-        + `${m.elementEmax} = ${m.floorLog2} − ${m.elementEmax} = ${m.unclamped}</p>`;
-      if (m.clamped) {
-        html += `<p class="help" data-clamped>${m.unclamped} is beyond E8M0's range, so the exponent is clamped to `
-          + `${m.shared}: the scale cannot go ${m.shared > m.unclamped ? "lower" : "higher"}.</p>`;
-      }
-      html += `<p class="formula">scale = 2<sup>${m.shared}</sup>: E8M0 field ${m.shared} + 127 = ${m.shared + 127} = `
-        + `${scale.hex}</p>`;
-    } else {
-      html += "<p class=\"formula\" data-shared-exponent=\"-127\">absmax 0 has no log<sub>2</sub>: the exponent goes "
-        + `to its floor, −127 (${scale.hex}), and every element is 0.</p>`;
-    }
-    return `${html}<p class="help">Each element is value / 2<sup>${c.mx ? c.mx.shared : -127}</sup>`
-      + `${implicit ? ` / 2<sup>${implicit}</sup>` : ""}, rounded to nearest even in ${element} and clamped to its `
-      + "max.</p>";
-  }
-  if (c.rule === "nvfp4") {
-    if (!c.tensorScale) {
-      return `<p class="formula">absmax 0: the block scale is 0 (${scale.hex}), the tensor scale 1, and every `
-        + "element 0.</p>";
-    }
-    return `<p class="formula">tensor scale = FP32(absmax / (6 × 448)) = FP32(${value(c.tensorQuotient)}) = `
-      + `${value(c.tensorScale)}</p><p class="formula">block scale = E4M3(absmax / 6 / tensor scale) = `
-      + `E4M3(${value(c.blockQuotient)}) = ${value(c.blockScale)}${c.saturated ? " (saturated at 448)" : ""}</p>`
-      + "<p class=\"help\">Two levels: an FP32 scale for the whole tensor, so that its largest block's scale lands at "
-      + "E4M3's top (448), and an E4M3 scale per block of 16. Here the tensor is this one block, so its scale sits "
-      + "near 448; each element is value / (block scale × tensor scale) = value / "
-      + `${value(c.step)}, rounded to nearest even in E2M1 and clamped to ±6.</p>`;
-  }
-  return `<p class="formula">scale = FP32(absmax) = ${value(scale.value)}</p><p class="help">QLoRA's NF4: each element `
-    + "is the code of the NF4 value nearest value / absmax; the stored value is that code's value × absmax, so the "
-    + "absmax itself is stored as code 15 (1.0) exactly.</p>";
+  if (view.nanBlock) return p(nanSentence(view, spec));
+  if (view.choice.rule === "mx") return mxHtml(view, spec);
+  if (view.choice.rule === "nvfp4") return nvfp4Html(view);
+  const scale = say("scale = FP32(absmax) = %(v)s", { v: value(view.scales[0].value) });
+  const codes = say("QLoRA's NF4: each element is the code of the NF4 value nearest value / absmax; the stored value "
+    + "is that code's value × absmax, so the absmax itself is stored as code 15 (1.0) exactly.");
+  return p(scale, ' class="formula"') + p(codes, ' class="help"');
 }
 
 function notesHtml(read, size) {
   const { changed } = read, count = read.values.length, padding = size - count;
   let html = "";
   if (changed) {
-    html += `<p data-note="fp32">${changed} of the values ${changed === 1 ? "is" : "are"} not FP32 `
-      + `number${changed === 1 ? "" : "s"}; each was rounded to the nearest FP32 value first, and the errors below `
-      + "are against that.</p>";
+    html += p(sayN("%(count)s of the values is not FP32 number; each was rounded to the nearest FP32 value first, "
+      + "and the errors below are against that.", "%(count)s of the values are not FP32 numbers; each was rounded to "
+      + "the nearest FP32 value first, and the errors below are against that.", changed), ' data-note="fp32"');
   }
   if (padding) {
-    html += `<p data-note="padding">${count} values given; the other ${padding} of the block are zeros (they change `
-      + "neither absmax nor scale, and are left out of MSE and max error).</p>";
+    html += p(say("%(given)s values given; the other %(padding)s of the block are zeros (they change neither absmax "
+      + "nor scale, and are left out of MSE and max error).", { given: count, padding }), ' data-note="padding"');
   }
   return html;
 }
 
-function rowHtml(row, spec, words) {
+/** An element's row; `inVisualiser`: the words after its bits for a screen reader, as the template has them. */
+function rowHtml(row, words, inVisualiser) {
+  const fate = row.fate === "kept" ? "" : esc(say(words.short[row.fate]));
   return `<th scope="row">${row.index}</th><td class="num-cell" data-input>${value(row.input)}</td>`
     + `<td><a class="element-link" href="${esc(row.href)}" data-element-link>${cells(row.groups)}<code>${row.hex}</code><span `
-    + `class="visually-hidden"> in the ${esc(spec.element.name)} visualiser</span></a></td><td class="num-cell" `
+    + `class="visually-hidden"> ${inVisualiser}</span></a></td><td class="num-cell" `
     + `data-stored>${value(row.stored)}</td><td class="num-cell" data-error-value>${value(row.error)}</td>`
-    + `<td class="fate" data-fate-word>${row.fate === "kept" ? "" : esc(words.short[row.fate])}</td>`;
+    + `<td class="fate" data-fate-word>${fate}</td>`;
 }
 
+/** _block_lesson.html's numbers: its sentences are the template's own, line breaks and all (notrimmed). */
 function lessonHtml(view, spec) {
-  const where = spec.rule === "absmax"
-    ? `below about ${value(view.threshold)} (half NF4's smallest positive code, about 0.08, times the absmax; a `
-      + "little more on the negative side)"
-    : `at most ${value(view.threshold)}, half the element's smallest positive value times the scale`;
-  return `Here the absmax is ${value(view.absmaxShort)}, so a value is flushed to zero when |value| is ${where}: `
-    + `${view.zeroed} of this block's ${view.nonzero} nonzero values were.`;
+  const params = { absmax: value(view.absmaxShort), threshold: value(view.threshold), zeroed: view.zeroed,
+    nonzero: view.nonzero };
+  return spec.rule === "absmax"
+    ? say("Here the absmax is %(absmax)s, so a value is flushed to zero when |value| is"
+      + "\n    below about %(threshold)s (half NF4's smallest positive code, about 0.08,"
+      + "\n    times the absmax; a little more on the negative side): %(zeroed)s of this block's %(nonzero)s nonzero "
+      + "values"
+      + "\n    were.", params)
+    : say("Here the absmax is %(absmax)s, so a value is flushed to zero when |value| is"
+      + "\n    at most %(threshold)s, half the element's"
+      + "\n    smallest positive value times the scale: %(zeroed)s of this block's %(nonzero)s nonzero values"
+      + "\n    were.", params);
 }
 
 // -- filling the page ------------------------------------------------------------------------------------------
@@ -167,15 +222,20 @@ const setText = (element, text) => {
 
 /** The element table's rows, each redrawn only where it changed: an edit of one value mostly changes one row. */
 function fillRows(body, view, spec, words) {
+  const inVisualiser = say("in the %(name)s visualiser", { name: esc(spec.element.name) });
   while (body.rows.length > view.rows.length) body.rows[body.rows.length - 1].remove();
   view.rows.forEach((row, i) => {
     const tr = body.rows[i] ?? body.appendChild(document.createElement("tr"));
     tr.setAttribute("data-element", row.index);
     tr.setAttribute("data-fate", row.fate);
-    set(tr, rowHtml(row, spec, words));
+    set(tr, rowHtml(row, words, inVisualiser));
   });
 }
 
+const timesTensor = (scale) => say("× tensor %(t)s", { t: value(scale) });
+const fateWord = (id) => esc(say(id)); // a fate's words from the page's data (block_present.FATE_WORDS), said
+
+/** A refusal's sentence, in the page's language. */
 function showError(section, message) {
   let error = section.querySelector("[data-error]");
   if (!error) {
@@ -196,8 +256,10 @@ function fill(section, d, read, view, others) {
   const chart = section.querySelector("[data-block-chart]");
   chart.removeAttribute("data-stale");
   set(chart.querySelector("[data-caption]"), caption(view));
-  chart.querySelector("[data-bars]").setAttribute("aria-label", `Bars of each element's absolute error; the tallest `
-    + `is ${view.maxError.text}${view.zeroed ? `; ${view.zeroed} flushed to zero` : ""}.`);
+  chart.querySelector("[data-bars]").setAttribute("aria-label", view.zeroed
+    ? say("Bars of each element's absolute error; the tallest is %(max)s; %(zeroed)s flushed to zero.",
+      { max: view.maxError.text, zeroed: view.zeroed })
+    : say("Bars of each element's absolute error; the tallest is %(max)s.", { max: view.maxError.text }));
   set(chart.querySelector("[data-bar-list]"), barsHtml(view, height));
   for (const name of ["zeroed", "nonzero", "saturated"]) setText(chart.querySelector(`[data-count="${name}"]`), view[name]);
   chart.querySelector('.fate-legend [data-fate="nan"]').hidden = !view.nanBlock;
@@ -209,7 +271,8 @@ function fill(section, d, read, view, others) {
   result.querySelectorAll("[data-scale-view]").forEach((box, i) => {
     const s = view.scales[i], link = box.querySelector("[data-scale-link]");
     link.href = s.href;
-    link.setAttribute("aria-label", `${box.querySelector("dt").textContent} ${s.hex} in the ${s.name} visualiser`);
+    link.setAttribute("aria-label", say("%(label)s %(hex)s in the %(name)s visualiser",
+      { label: box.querySelector("dt").textContent, hex: s.hex, name: s.name }));
     set(link, cells(s.groups));
     setText(box.querySelector("[data-scale-bits]"), s.hex);
     set(box.querySelector("[data-scale]"), value(s.value));
@@ -231,12 +294,12 @@ function fill(section, d, read, view, others) {
       window.htmx?.process(name); // its link opens the same block in that format through htmx, as the server's
     }
     set(row.querySelector("[data-other-scale]"), other.scales.map(value).join(", ")
-      + (other.tensorScale ? `<small>× tensor ${value(other.tensorScale)}</small>` : ""));
+      + (other.tensorScale ? `<small>${timesTensor(other.tensorScale)}</small>` : ""));
     set(row.querySelector("[data-other-mse]"), value(other.mse));
     set(row.querySelector("[data-other-max-error]"), value(other.maxError));
     setText(row.querySelector("[data-other-zeroed]"), other.zeroed);
     set(row.querySelector("[data-other-largest]"), other.largest
-      ? `${value(other.largest[0])} → ${value(other.largest[1])}<small>${esc(other.largest[2])}</small>` : "—");
+      ? `${value(other.largest[0])} → ${value(other.largest[1])}<small>${fateWord(other.largest[2])}</small>` : "—");
   }
   const lesson = result.querySelector("[data-lesson-numbers]");
   lesson.hidden = view.threshold === null || view.nanBlock;
@@ -255,11 +318,11 @@ export function update(section, preset = null) {
   const url = preset === null ? blockUrl(spec, { values: text, prefix: d.prefix })
     : blockUrl(spec, { preset, prefix: d.prefix });
   let read;
-  try {
-    read = readList(text, spec.block_size, d.float32, d.limits.max_text);
+  try { // a preset's text is the server's own list; a typed one may have decimal commas (0,5; -1,25 in Turkish)
+    read = readList(preset === null ? typedList(text) : text, spec.block_size, d.float32, d.limits.max_text, d.group);
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
-    showError(section, error.message);
+    showError(section, error.phrase.said);
     return url;
   }
   const result = quantize(read.values, spec);

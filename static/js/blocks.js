@@ -23,13 +23,15 @@
 //     A rational is {num, den} of BigInts (exact.js); codec.shown(rational, …) writes it as the pages do.
 //
 //   quantize(values, spec): the same from doubles that are already FP32 values (NaN and ±inf kept).
-//   readList(text, size, float32, maxText): the block page's values box read as block_page.py reads it.
+//   readList(text, size, float32, maxText, group): the block page's values box read as block_page.py reads it (its
+//     refusals' counts grouped with `group`, the page's language's symbol: "," in English, "." in Turkish).
 //   explainBlock(result, spec, page): what the block page shows of a one-block result (block_present.block_view).
 //   sideBySide(values, specs, current, page): the same values in every block format (block_present.side_by_side).
 
 import { InputError, decode, encodeValue, parseNumber, pyRepr, shown } from "./codec.js";
 import { absolute, compare, divideToDouble, floatG, fraction, ldexp, ofDouble, readFraction, subtractFromDyadic }
   from "./exact.js";
+import { say } from "./words.js";
 
 // -- the specifications ------------------------------------------------------------------------------------------
 
@@ -236,7 +238,9 @@ function meanSquare(errors) {
 // Python's \s (str.isspace), commas and semicolons: what block_page._SEPARATORS splits a list on
 const SEPARATORS = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000,;]+/;
 const codePoints = (text) => Array.from(text);
-const grouped = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+/** A count as prose_decimal writes it: groups of three digits, apart by the language's symbol (CLDR's pattern
+ * #,##0 for every language served). */
+const grouped = (n, group) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, group);
 const head = (entry) => pyRepr(codePoints(entry).slice(0, 40).join(""));
 
 /** Each entry read exactly and rounded once to FP32 (nearest even): the values, and how many that rounding
@@ -268,11 +272,11 @@ export function fp32Values(entries, float32) {
 }
 
 /** The values box of the block page, read as block_page.py reads it: {entries, values, changed}. */
-export function readList(text, size, float32, maxText) {
+export function readList(text, size, float32, maxText, group = ",") {
   const length = codePoints(text).length;
   if (length > maxText) {
     throw new InputError("The list is %(length)s characters long; at most %(most)s are accepted.",
-      { length: grouped(length), most: grouped(maxText) });
+      { length: grouped(length, group), most: grouped(maxText, group) });
   }
   const entries = text.replaceAll("\u2212", "-").split(SEPARATORS).filter((entry) => entry);
   if (!entries.length) {
@@ -403,7 +407,8 @@ function bars(rows, errors, limits) {
     const share = e === null ? 1 : top && top.num && e.num ? divideToDouble(e.num * top.den, e.den * top.num) : 0;
     return { x: pyRound(row.index * slot + slot * 0.15, 3), width: pyRound(slot * 0.7, 3),
       height: pyRound(Math.max(share * height, 1), 2), fate: row.fate,
-      label: `element ${row.index}: |error| = ${e === null ? "nan" : shownOf(e, limits.cell, limits).text}` };
+      label: say("element %(index)s: |error| = %(error)s",
+        { index: row.index, error: e === null ? "nan" : shownOf(e, limits.cell, limits).text }) };
   });
 }
 

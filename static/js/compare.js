@@ -3,15 +3,21 @@
 // Scalar rows come from the exact codec (codec.js), block rows from blocks.js, both on the specifications the
 // server embeds in the page (#compare-data); the server's page stays the first paint and the path without
 // JavaScript. What the server writes (app/web/visualise/compare.py, compare_blocks.py, compare_chart.py and
-// templates/compare.html), this writes the same: tests/browser/test_compare_instant.py holds the two together.
+// templates/compare.html), this writes the same, in the page's language (its sentences through words.js, their
+// translations in the page's data; a decimal comma read where the language writes one):
+// tests/browser/test_compare_instant.py holds the two together, in every language.
 
 import {
   InputError, encodeValue, decode, errorOf as codecErrorOf, parseNumber, relative, relativeError, seedValue, shown,
 } from "./codec.js";
 import { quantize, realOfDouble, toDouble } from "./blocks.js";
+import { typedNumber } from "./locale_input.js";
+import { learn, say } from "./words.js";
 
-// The page's JSON (compare_data.py): the formats of a block format's element, scale and tensor scale by id.
+// The page's JSON (compare_data.py): the formats of a block format's element, scale and tensor scale by id, and
+// the words this says, in the page's language.
 const data = JSON.parse(document.getElementById("compare-data").textContent);
+learn(data.words);
 const specs = new Map(data.specs.map((spec) => [spec.id, spec]));
 const blockSpecs = new Map(data.blocks.map((spec) => [spec.id, Object.assign(spec, {
   element: specs.get(spec.element), scale: specs.get(spec.scale), tensor: spec.tensor && data.float32 })]));
@@ -43,9 +49,13 @@ function valueNode(v) {
   return span;
 }
 
-function flag(name, text = name) {
+// the flags' words, as compare.html writes them (class_word for nan and inf)
+const flagWord = (name) => ({ overflow: say("overflow"), underflow: say("underflow"), saturated: say("saturated"),
+  nan: say("nan"), inf: say("inf") })[name] ?? name;
+
+function flag(name) {
   const strong = document.createElement("strong");
-  Object.assign(strong, { className: "flag", textContent: text });
+  Object.assign(strong, { className: "flag", textContent: flagWord(name) });
   strong.dataset.flag = name;
   return strong;
 }
@@ -80,12 +90,13 @@ const MAX_STEPS = 6, STEPS = [1, 2, 4, 5, 8, 10, 16, 20, 25, 40, 50, 100, 200, 5
 const TINY = 1e-308, MIN_WIDTH = 0.5;
 const SVG = "http://www.w3.org/2000/svg";
 
-/** compare_chart.bar_of: {kind, magnitude, text} of an error and its relative size (none for no block). */
+/** compare_chart.bar_of: {kind, magnitude, text} of an error and its relative size (none for no block), its words
+ * as _compare_chart.html says them. */
 function barOf(error, rel) {
-  if (error === undefined) return { kind: "none", magnitude: null, text: "no block" };
-  if (error.kind === "nan") return { kind: "nan", magnitude: null, text: "NaN" };
-  if (error.kind === "inf") return { kind: "infinite", magnitude: null, text: "infinite" };
-  if (error.num === 0n) return { kind: "exact", magnitude: null, text: "exact" };
+  if (error === undefined) return { kind: "none", magnitude: null, text: say("no block") };
+  if (error.kind === "nan") return { kind: "nan", magnitude: null, text: say("NaN") };
+  if (error.kind === "inf") return { kind: "infinite", magnitude: null, text: say("infinite") };
+  if (error.num === 0n) return { kind: "exact", magnitude: null, text: say("exact") };
   if (rel === null) return { kind: "none", magnitude: null, text: "—" };
   if (rel === 0) return { kind: "bar", magnitude: TINY, text: "< 1e-307" };
   return { kind: "bar", magnitude: Math.abs(rel), text: relative(Math.abs(rel)) };
@@ -155,14 +166,23 @@ function scalarRow(row, spec, x, choice) {
   row.querySelector("[data-rel]").textContent = rounded.relErrorText;
   const flags = [...(rounded.overflowed ? ["overflow"] : []), ...(rounded.underflowed ? ["underflow"] : []),
     ...(enc.cls === "nan" || enc.cls === "inf" ? [enc.cls] : [])];
-  notes(row.querySelector("[data-notes]"), flags, rounded.note);
+  notes(row.querySelector("[data-notes]"), flags, rounded.note?.said);
   return { id: spec.id, group: "scalar", ...barOf(rounded.error, rounded.relError) };
 }
+
+// What the block rows say of a value that was not simply rounded (compare_blocks.NOTES, str.format's {name} slots)
+const blockNote = (fate) => ({
+  saturated: say("Clamped to the element's largest value."),
+  zeroed: say("Below the smallest step the scale allows: flushed to zero."),
+  nan: say("A block holding {what} has no finite absmax to scale by, so its elements are NaN."),
+  refused: say("Beyond FP32's largest finite value ≈{max}: block formats quantise FP32 tensors, so this value has "
+    + "no block."),
+})[fate];
 
 /** The block rows (compare_blocks.block_rows): the value rounded to FP32, alone in a block of each format. */
 function blockRows(table, x, typed) {
   const float32 = encodeValue(data.float32, x);
-  const refused = float32.overflowed ? data.notes.refused.replace("{max}", data.fp32_max) : null;
+  const refused = float32.overflowed ? blockNote("refused").replace("{max}", data.fp32_max) : null;
   const value = toDouble(float32.encoding.value);
   return [...table.querySelectorAll("tr[data-block-format]")].map((row) => {
     const spec = blockSpecs.get(row.dataset.blockFormat);
@@ -190,7 +210,7 @@ function blockRows(table, x, typed) {
     cells[1].replaceChildren(valueNode(shown(error, 40)));
     cells[2].textContent = relative(rel);
     const flags = { saturated: ["saturated"], zeroed: ["underflow"], nan: ["nan"] }[fate] || [];
-    let note = fate === "kept" ? null : data.notes[fate];
+    let note = fate === "kept" ? null : blockNote(fate);
     if (fate === "nan") note = x.kind === "finite" ? null : note.replace("{what}", x.kind === "nan" ? "NaN" : "inf");
     notes(row.querySelector("[data-notes]"), flags, note);
     return { id: spec.id, group: "block", ...barOf(error, rel) };
@@ -230,9 +250,11 @@ function pageUrl(form, seed) {
   return `${location.pathname}?${params}${location.hash}`;
 }
 
-function showError(root, message) {
+/** The refusal's sentence (an InputError's Phrase) in the page's language, or none; marked English (lang="en"), as
+ * compare.html marks it, where the catalog has no translation of it. */
+function showError(root, phrase) {
   let error = root.querySelector("[data-error]");
-  if (message === null) {
+  if (phrase === null) {
     error?.remove();
     return;
   }
@@ -242,16 +264,27 @@ function showError(root, message) {
     error.dataset.error = "";
     root.prepend(error);
   }
-  error.textContent = message;
+  const said = phrase.said;
+  error.textContent = said;
+  if (document.documentElement.lang !== "en" && said === String(phrase)) error.lang = "en";
+  else error.removeAttribute("lang");
 }
+
+/** _controls.html's choice_word: a rounding mode or overflow policy as a word of the page's language. */
+const choiceWord = (choice) => ({ nearest_even: say("nearest even"), nearest_away: say("nearest away"),
+  toward_zero: say("toward zero"), toward_positive: say("toward positive"), toward_negative: say("toward negative"),
+  stochastic: say("stochastic"), format_default: say("format default"), saturate: say("saturate") })[choice]
+  ?? choice.replaceAll("_", " ");
 
 function choicesText(choice) {
   let text = "";
   if (choice.rounding !== "nearest_even") {
-    text += `, rounding ${choice.rounding.replaceAll("_", " ")}`;
-    if (choice.rounding === "stochastic") text += ` (seed ${choice.seed})`;
+    text += say(", rounding %(mode)s", { mode: choiceWord(choice.rounding) });
+    if (choice.rounding === "stochastic") text += " " + say("(seed %(s)s)", { s: choice.seed });
   }
-  if (choice.overflow !== "format_default") text += `, overflow ${choice.overflow.replaceAll("_", " ")}`;
+  if (choice.overflow !== "format_default") {
+    text += say(", overflow %(policy)s", { policy: choiceWord(choice.overflow) });
+  }
   return text;
 }
 
@@ -261,10 +294,10 @@ function render(event) {
   let seed = null, x;
   try {
     seed = seedOf(choice, event?.target === field("seed"));
-    x = parseNumber(choice.value);
+    x = parseNumber(typedNumber(choice.value)); // 0,1 on a Turkish page
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
-    showError(root, error.message);
+    showError(root, error.phrase);
     result.hidden = true;
     history.replaceState(history.state, "", pageUrl(choice, seed));
     return;

@@ -5,6 +5,7 @@ so a shared link restores the view; JavaScript off still works; no console error
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Callable
 from urllib.parse import urlsplit
@@ -13,6 +14,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from app.formats import BLOCK_FORMAT_IDS
+from app.web.platform.languages import SERVED
+from app.web.platform.locale_input import typed_list
 from app.web.visualise.block_page import PRESETS
 
 # What a reader gets from a block section: its text as the browser lays it out (innerText: what is hidden, the JSON
@@ -125,6 +128,65 @@ def test_typing_redraws_at_each_keystroke_without_a_request(page: Page, format_i
     page.locator("#block button[type=submit]").click()
     assert requests == []
     same_as_the_server(page)
+
+
+# Typed on a page of each language, besides TYPED: decimal commas with ";" or new lines between values (read on a
+# Turkish or Greek page, commas between values on a Yoruba one), a codec's refusal inside the list's, too many
+# values, and a list too long, whose counts the sentence groups as the language does (4.001 in Turkish).
+TYPED_IN_LANGUAGES = [
+    "0,5; -1,25\n3",
+    "1,5; 0x1.8p-3; 2,25e-3\n-0,0001",
+    "0,5, 1,25, 3",
+    "1,5; zebra",
+    " ".join(["1"] * 40),
+    "1" * 4001,
+]
+
+
+@pytest.mark.allowed_console_errors(r"422")  # the server's page for the refused lists, which this test reads
+@pytest.mark.parametrize("code", ["tr", "el", "yo"])
+def test_in_every_language_the_block_the_script_draws_is_the_servers(page: Page, code: str):
+    """The script says every sentence of the block in the page's language (the words the server puts in its data),
+    reads decimal commas as the server reads them in that language and groups the counts of a refusal as it does:
+    for a format of each rule (MX, MX with an integer element, NVFP4, NF4), every preset and typed list, with no
+    request, is the server's page in that language, word for word."""
+    for format_id in EVERY_PRESET:
+        page.goto(f"/{code}/visualise/{format_id}?preset=normal")
+        assert page.locator("html").get_attribute("lang") == code
+        requests = watch_requests(page)
+        for preset in [p.id for p in PRESETS][::-1]:
+            page.locator(f'[data-preset="{preset}"]').click()
+            expect(page).to_have_url(re.compile(rf"/{code}/visualise/{format_id}\?preset={preset}$"))
+            same_as_the_server(page)
+        if format_id == "mxint8":
+            continue  # its sentences are MXFP4's, but for the element's scale: the presets said them
+        box = page.locator("#values")
+        for text in TYPED + TYPED_IN_LANGUAGES:
+            box.fill(text[:-1])
+            box.press_sequentially(text[-1])
+            same_as_the_server(page)
+        assert requests == [], f"{format_id} asked the server for {requests}"
+    # and what it said was the language's: the sentence of a list too long, its counts grouped as the language does
+    error = page.locator("[data-error]").text_content() or ""
+    assert not error.startswith("The list is") and ("4.001" if code in ("tr", "el") else "4,001") in error
+
+
+def test_the_scripts_reading_of_a_list_is_the_servers(page: Page):
+    """locale_input.js's typedList, held to locale_input.py's typed_list: a list with decimal commas."""
+    page.goto("/tr/visualise/mxfp4")
+    rng = random.Random(11)
+    texts = ["0,5; -1,25\n3", "0,5, 1,25", "1,2,3;", ";;", "", "0,5\n\n,5", "1.5; 2,5", " 0,5 ;\t-1,e3 ",
+             "\u22120,5; 1", "0,5;\u00a02,5", "0,5;\x1c1,5", "\ufeff0,5; 1", "0x1,8p-3; 1"]
+    texts += ["".join(rng.choice("0123456789,.;-e \n\u00a0") for _ in range(rng.randrange(1, 14)))
+              for _ in range(400)]
+    module = page.evaluate("document.querySelector('script[src*=\"languages.js\"]').src"
+                           ".replace('languages.js', 'locale_input.js')")
+    got = page.evaluate("""async ([module, texts]) => {
+      const { typedList } = await import(module);
+      return [texts.map((t) => typedList(t, true)), texts.map((t) => typedList(t, false))];
+    }""", [module, texts])
+    assert got[0] == [typed_list(t, SERVED["tr"]) for t in texts]
+    assert got[1] == [typed_list(t, SERVED["en"]) for t in texts] == texts
 
 
 def test_each_keystroke_changes_the_view(page: Page):

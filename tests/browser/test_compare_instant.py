@@ -6,6 +6,7 @@ JavaScript off still works, and the chart's bars follow the errors the Python co
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 from fractions import Fraction
 from urllib.parse import parse_qs, urlsplit
@@ -138,6 +139,59 @@ def test_the_page_the_script_writes_is_the_page_the_server_renders(page: Page):
     page.goto("/compare?value=0.1")
     differences = page.evaluate(AGREE, [cases, SNAPSHOT])
     assert not differences, f"{len(differences)} of {len(cases)} cases differ; the first: {differences[0]}"
+
+
+# Typed as a person of each language might: decimal commas (read on a Turkish or Greek page, refused on a Yoruba one,
+# as the server does), a comma number the rule leaves alone, and the values whose rows say the most (notes of the
+# codec naming its libraries, overflow, underflow, NaN and inf flags, blocks refused beyond FP32, every word of the
+# chart, a refused seed).
+IN_LANGUAGES = [
+    ["0,1", "nearest_even", "format_default", ""], ["-2,5", "toward_zero", "saturate", ""],
+    [",5", "nearest_away", "format_default", ""], ["1,5e-3", "toward_negative", "format_default", ""],
+    ["-464,25", "nearest_even", "format_default", ""], ["0,3952", "stochastic", "format_default", "12345"],
+    ["1.234,5", "nearest_even", "format_default", ""], ["1,2,3", "nearest_even", "format_default", ""],
+    ["464", "nearest_even", "format_default", ""], ["70000", "toward_positive", "saturate", ""],
+    ["1e39", "nearest_even", "format_default", ""], ["1e-46", "nearest_even", "format_default", ""],
+    ["nan", "nearest_even", "saturate", ""], ["-inf", "nearest_even", "format_default", ""],
+    ["-inf", "nearest_even", "saturate", ""], ["0", "stochastic", "saturate", "7"],
+    ["1/3", "stochastic", "format_default", "x1"],
+    ["zebra", "nearest_even", "format_default", ""], ["", "nearest_even", "format_default", ""],
+]
+LANGUAGE_CASES = 40  # random inputs besides, per language
+
+
+# the server's answer to the cases it refuses, fetched to compare
+@pytest.mark.allowed_console_errors(r"422")
+@pytest.mark.parametrize("code", ["tr", "el", "yo"])
+def test_in_every_language_the_page_the_script_writes_is_the_servers(page: Page, browser_log: BrowserLog, code: str):
+    """The script says every word of the rows, notes, flags, chart and refusals in the page's language (the words
+    the server puts in its data) and reads a decimal comma where the language writes one: every case agrees with
+    the server's page in that language, word for word; and typing asks the server for nothing."""
+    rng = random.Random(f"{FIXED_SEED}-{code}")
+    cases = [*IN_LANGUAGES]
+    for _ in range(LANGUAGE_CASES):
+        rounding, overflow = rng.choice(ROUNDINGS), rng.choice(OVERFLOW_POLICIES)
+        cases.append([_value(rng), rounding, overflow, _seed(rng, rounding)])
+    page.goto(f"/{code}/compare?value=0.1")
+    assert page.locator("html").get_attribute("lang") == code
+    differences = page.evaluate(AGREE, [cases, SNAPSHOT])
+    assert not differences, f"{len(differences)} of {len(cases)} cases differ; the first: {differences[0]}"
+    # what it said was the language's, not English; a decimal comma was read where the language has one; no request
+    sent = len(browser_log.requests)
+    box = page.locator("#value")
+    box.fill("zebra")
+    error = page.locator("[data-error]").text_content() or ""
+    assert "zebra" in error and error != _sentence("zebra")
+    box.fill("0,5")
+    if code in ("tr", "el"):
+        expect(page.locator('tr[data-format="float4_e2m1fn"] [data-stored]')).to_have_text("0.5")
+    else:  # a comma is no decimal point in Yoruba: the sentence refuses it, as the server's does
+        expect(page.locator("[data-error]")).to_contain_text("0,5")
+    box.fill("1e39")
+    note = page.locator('tr[data-block-format="mxfp4"] [data-notes]').text_content() or ""
+    assert "3.402823e+38" in note and not note.startswith("Beyond FP32")
+    assert browser_log.requests[sent:] == []
+    expect(page).to_have_url(re.compile(rf"/{code}/compare\?value=1e39(&|$)"))
 
 
 def _view(page: Page) -> dict:

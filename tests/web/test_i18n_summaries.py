@@ -5,6 +5,7 @@ pages and the JSON API keep the core's English, byte for byte."""
 from __future__ import annotations
 
 import html
+import json
 import re
 
 import pytest
@@ -69,9 +70,17 @@ def test_notes_translated(client, path, english, turkish):
 
 
 def test_compare_notes_translated(client):
-    text = html.unescape(client.get("/el/compare?value=1e40").text)
+    page = client.get("/el/compare?value=1e40").text
+    # the page's data carries the words of its script keyed by their English ids (script_words.py): what it shows,
+    # and what the script says, is Greek
+    data = re.search(r'<script type="application/json" id="compare-data">(.*?)</script>', page, re.S)
+    assert data is not None
+    text = html.unescape(page.replace(data.group(0), ""))
     assert "Πέρα από τη μεγαλύτερη πεπερασμένη τιμή: υπερχείλιση στο άπειρο." in text
     assert "overflow to infinity" not in text
+    words = json.loads(data.group(1))["words"]["sentences"]
+    assert words["Beyond the largest finite value: overflow to infinity."] == (
+        "Πέρα από τη μεγαλύτερη πεπερασμένη τιμή: υπερχείλιση στο άπειρο.")
 
 
 def test_custom_layout_summary(client):

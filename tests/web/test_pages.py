@@ -51,13 +51,14 @@ HTMX = re.compile(r"/static/[0-9a-f]{12}/vendor/htmx.min.js")
 
 @pytest.mark.parametrize("url", ["/visualise/float16?value=0.1", "/visualise/mxfp4?preset=outlier",
                                  "/compare?value=0.1", "/train", "/embed/visualise/float16?value=0.1",
-                                 "/tr/visualise/float16?value=0.1", "/yo/embed/visualise/nf4?value=0.3"])
+                                 "/tr/visualise/float16?value=0.1", "/yo/embed/visualise/nf4?value=0.3",
+                                 "/tr/visualise/mxfp4", "/yo/visualise/nf4?preset=outlier", "/el/compare?value=0,1"])
 def test_pages_whose_script_does_every_round_trip_leave_htmx_out(client, url):
     assert not HTMX.search(client.get(url).text)
 
 
 @pytest.mark.parametrize("url", ["/learn/memory", "/learn/accumulation", "/learn/quantisation",
-                                 "/tr/visualise/mxfp4",
+                                 "/tr/visualise/mxfp4?values=zebra",  # a block page that opened on an error
                                  "/visualise/custom?exponent_bits=99&mantissa_bits=3"])
 def test_pages_that_need_htmx_round_trips_load_it(client, url):
     response = client.get(url)

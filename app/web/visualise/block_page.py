@@ -16,6 +16,7 @@ from statistics import NormalDist
 from typing import Any
 from urllib.parse import quote
 
+from babel.numbers import get_group_symbol
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 
@@ -28,9 +29,11 @@ from app.formats import (
     parse_number,
     quantize_blocks,
 )
+from app.web.platform.languages import current_language
 from app.web.platform.locale_input import typed_list
 from app.web.platform.refusals import refusal_sentence
 from app.web.platform.rendering import render
+from app.web.platform.script_words import script_words
 from app.web.platform.translations import N_, gettext, prose_decimal
 from app.web.visualise import block_present
 from app.web.visualise.block_present import block_view, side_by_side
@@ -156,14 +159,23 @@ def block_page(request: Request, spec: FormatSpec, prefix: str) -> HTMLResponse:
     return render(request, "visualise_block.html", context, fragment="block")
 
 
+# the words block_view.js takes from the data rather than writes: what became of each element (its fate)
+_DATA_WORDS = tuple(dict.fromkeys([*block_present.FATE_SHORT.values(), *block_present.FATE_WORDS.values()]))
+
+
 def _page_json(spec: FormatSpec, prefix: str) -> str:
-    """The page's data for block_view.js, which quantises edits in the browser: the presets as the box shows them."""
+    """The page's data for block_view.js, which quantises edits in the browser: the presets as the box shows them;
+    the words of the elements' fates (English ids) with, on a page in another language, the translations of every
+    word the script says (script_words.py); and the language's grouping symbol, for the numbers a refusal writes
+    as prose_decimal does (1.000 in Turkish)."""
     limits = {"max_text": MAX_TEXT, "cell": block_present.CELL, "short": block_present.SHORT,
               "title": block_present.TITLE, "title_digits": block_present.TITLE_DIGITS, "full": block_present.FULL,
               "chart_height": block_present.CHART_HEIGHT}
-    words = {"short": dict(block_present.FATE_SHORT), "long": dict(block_present.FATE_WORDS)}
+    words = {"short": dict(block_present.FATE_SHORT), "long": dict(block_present.FATE_WORDS),
+             **(script_words(["block_view.js"], _DATA_WORDS) or {})}
     presets = {p.id: _lines(p.values(spec.block_size)) for p in PRESETS}
-    return embedded_json(block_page_data(spec, prefix, presets, limits, words))
+    group = get_group_symbol(current_language().locale)
+    return embedded_json(block_page_data(spec, prefix, presets, limits, words, group))
 
 
 def _preset(preset: str, size: int) -> list[str]:

@@ -38,7 +38,7 @@ TITLE = 60  # a title past this many characters holds 40 digits, "≈" (a tiny v
 TITLE_DIGITS = 40
 FULL = 4000  # the block's absmax and scales: in full, however long
 CHART_HEIGHT = 96  # px of the tallest bar
-# English in the page's data for block_view.js; the templates translate them where shown
+# English ids in the page's data for block_view.js; the templates and the script translate them where shown
 FATE_WORDS: dict[Fate, str] = {"kept": N_("rounded"), "saturated": N_("saturated at the element's max"),
                                "zeroed": N_("flushed to zero"), "nan": N_("NaN")}
 FATE_SHORT: dict[Fate, str] = {"kept": N_("rounded"), "saturated": N_("saturated"), "zeroed": N_("flushed to 0"),

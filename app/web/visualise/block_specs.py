@@ -62,9 +62,10 @@ def compact_block_specs() -> dict[str, Any]:
 
 
 def block_page_data(spec: FormatSpec, prefix: str, presets: dict[str, str], limits: dict[str, int],
-                    words: dict[str, Any]) -> dict[str, Any]:
+                    words: dict[str, Any], group: str = ",") -> dict[str, Any]:
     """The JSON block of one block page: its format, the specifications, each preset's text as the values box
-    shows it, the limits of the box and of the shown values, and the words for what became of each element."""
+    shows it, the limits of the box and of the shown values, the words for what became of each element (and, in
+    another language, the translations of the script's words), and the grouping symbol of the page's numbers."""
     return {
         "format": spec.id,
         "prefix": prefix,
@@ -72,4 +73,5 @@ def block_page_data(spec: FormatSpec, prefix: str, presets: dict[str, str], limi
         "presets": presets,
         "limits": limits,
         "words": words,
+        "group": group,
     }

@@ -1,8 +1,8 @@
 """One value in every format, side by side: the figure of FP8 against FP16 and BF16, with the block formats below.
 
 The server's page is the first paint and the path without JavaScript; static/js/compare.js then updates every
-scalar row, and the chart, in the browser as the visitor types, from the specifications embedded here
-(codec_specs), and keeps the URL in step. Stochastic rounding takes `seed` as the visualiser does; with none, a
+row, and the chart, in the browser as the visitor types, in the page's language, from the specifications embedded
+here (compare_data), and keeps the URL in step. Stochastic rounding takes `seed` as the visualiser does; with none, a
 fresh seed is drawn and shown, so the page can still be shared and the browser's rows agree with the server's.
 """
 
@@ -31,7 +31,7 @@ from app.formats import (
 from app.web.platform.locale_input import typed_number
 from app.web.platform.refusals import refusal_sentence
 from app.web.platform.rendering import EMBED_PREFIX, link_prefix, render
-from app.web.visualise.compare_blocks import FP32_MAX, NOTES, BlockRow, block_rows
+from app.web.visualise.compare_blocks import FP32_MAX, BlockRow, block_rows
 from app.web.visualise.compare_chart import bar_of, chart
 from app.web.visualise.compare_data import compare_data
 from app.web.visualise.inputs import MAX_SEED, seed_value
@@ -89,7 +89,7 @@ def compare(
     context: dict[str, Any] = {
         "typed": value, "rounding": rounding, "overflow": overflow, "seed": seed or "", "roundings": ROUNDINGS,
         "overflows": OVERFLOW_POLICIES, "roles": ROLES, "error": None, "prefix": prefix,
-        "codec_data": compare_data(prefix, NOTES, FP32_MAX),
+        "codec_data": compare_data(prefix, FP32_MAX),
     }
     status = 200
     try:

@@ -29,8 +29,8 @@ from app.web.visualise.block_page import block_url
 from app.web.visualise.present import BitGroup, Shown, bit_groups, relative, shown
 
 _FLOAT32 = FORMATS["float32"]
-# What the rows say of a value that was not simply rounded; static/js/compare.js takes them from the page (in
-# English: it runs on English pages), and the rows translate them (BlockRow.note).
+# What the rows say of a value that was not simply rounded, translated where shown (BlockRow.note);
+# static/js/compare.js says the same ids (its blockNote), in the page's language.
 NOTES = {
     "saturated": N_("Clamped to the element's largest value."),
     "zeroed": N_("Below the smallest step the scale allows: flushed to zero."),

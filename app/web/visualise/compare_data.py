@@ -1,11 +1,13 @@
 """The JSON that /compare's script (static/js/compare.js) works from: every scalar format's specification
 (codec_specs), every block format's (block_specs) with its element, scale and tensor formats named by id rather
-than repeated, FP32's, and the rows' sentences."""
+than repeated, FP32's, and on a page in another language the words the script says, in it (script_words.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from app.formats import SATURATING
+from app.web.platform.script_words import script_words
 from app.web.visualise.block_specs import block_specs, float32_spec
 from app.web.visualise.codec_specs import codec_specs, embedded_json
 
@@ -17,7 +19,11 @@ def _pack_block(spec: dict[str, Any], by_id: dict[str, dict[str, Any]]) -> dict[
     return spec | refs | {"tensor": None if spec["tensor"] is None else "float32"}
 
 
-def compare_data(prefix: str, notes: dict[str, str], fp32_max: str) -> str:
+# the words the script takes from the data rather than writes: the libraries an overflow note of the codec names
+_DATA_WORDS = tuple(str(libraries) for libraries in SATURATING.values())
+
+
+def compare_data(prefix: str, fp32_max: str) -> str:
     """The page's <script type="application/json"> block."""
     scalar = codec_specs()
     by_id = {spec["id"]: spec for spec in scalar}
@@ -25,5 +31,5 @@ def compare_data(prefix: str, notes: dict[str, str], fp32_max: str) -> str:
         "specs": scalar,
         "blocks": [_pack_block(spec, by_id) for spec in block_specs()],
         "float32": float32_spec(),
-        "notes": notes, "fp32_max": fp32_max, "prefix": prefix,
+        "fp32_max": fp32_max, "prefix": prefix, "words": script_words(["compare.js"], _DATA_WORDS),
     })
