@@ -63,7 +63,7 @@ SCENARIOS: dict[ScenarioId, Scenario] = {s.id: s for s in (
             "their size; BF16 has FP32's range and needs no scale."
         ),
         recipes=("fp32", "fp16_no_scaling", "fp16_static_scaling", "fp16_dynamic_scaling", "bf16"),
-        dataset="spiral", optimizer="adam", learning_rate=0.02, steps=300, width=32, depth=2,
+        dataset="spiral", optimizer="adam", learning_rate=0.01, steps=600, width=32, depth=2,
         batch_size=64, activation="relu", loss_weight=2.0**-18, input_scale=1.0,
         static_loss_scale=2.0**16, growth_interval=100,
     ),

@@ -113,14 +113,14 @@ def test_tiny_gradients_fp16_without_scaling_flushes_and_stalls_and_loss_scaling
     stalls = []
     for seed, r in zip(SEEDS, runs, strict=True):
         fp16 = r["fp16_no_scaling"]
-        # "most" are flushed: measured mean share 0.83 to 0.90, at every step at least 0.59; final loss 0.685
-        # to 0.694
+        # "most" are flushed: measured mean share 0.81 to 0.89, at every step at least 0.59; final loss 0.684
+        # to 0.693
         assert _mean(fp16["underflow_fraction"]) > 0.75 and min(fp16["underflow_fraction"]) > 0.5, seed
         assert fp16["final_loss"] > chance - 0.05, seed
         assert set(r["fp32"]["underflow_fraction"]) == {0.0}, seed
-        stalls.append(_gap(r, "fp16_no_scaling"))  # measured 0.58 to 0.66
+        stalls.append(_gap(r, "fp16_no_scaling"))  # measured 0.62 to 0.66
         # the histogram shows where the gradients lie: below 2^-24 unscaled, lifted into range once scaled
-        # (measured at the last histogram: 0.96 to 0.97 unscaled, at most 0.004 under the dynamic scale)
+        # (measured at the last histogram: at least 0.92 unscaled, at most 0.0006 under the dynamic scale)
         assert _share_below_range(fp16) > 0.9, seed
         assert _share_below_range(r["fp16_dynamic_scaling"]) < 0.01, seed
         assert _share_below_range(r["bf16"]) == 0.0, seed
@@ -130,17 +130,17 @@ def test_tiny_gradients_fp16_without_scaling_flushes_and_stalls_and_loss_scaling
         "max_log2": runs[0]["fp16_no_scaling"]["gradient_range"]["max_log2"]}
     for seed, r in zip(SEEDS, runs, strict=True):
         # rescued: the recipes the explanation names end where FP32 does, at every seed recovering more than
-        # nine tenths of what unscaled FP16 loses (measured gaps at most +0.029, static scaling's)
+        # nine tenths of what unscaled FP16 loses (measured gaps at most +0.017, BF16's)
         for recipe_id in ("fp16_static_scaling", "fp16_dynamic_scaling", "bf16"):
             assert _gap(r, recipe_id) < 0.1 * min(stalls), (recipe_id, seed)
         # every scaled or wide-range recipe keeps its gradients and recovers more than three quarters (measured
-        # |gap| at most 0.088, bf16_no_master's, whose 16-bit weights are the next scenario's subject)
+        # |gap| at most 0.033, bf16_no_master's, whose 16-bit weights are the next scenario's subject)
         for recipe_id in SCALED_OR_WIDE:
             result = r[recipe_id]
             assert abs(_gap(r, recipe_id)) < 0.25 * min(stalls), (recipe_id, seed)
-            assert _mean(result["underflow_fraction"]) < 0.01, (recipe_id, seed)  # measured at most 0.0018
+            assert _mean(result["underflow_fraction"]) < 0.01, (recipe_id, seed)  # measured at most 0.0017
             assert result["skipped_steps"] == [], (recipe_id, seed)
-        # FP8's per-tensor scales keep its gradients in range too (measured: mean share 0.003, gap at most 0.11)
+        # FP8's per-tensor scales keep its gradients in range too (measured: mean share 0.002, gap at most 0.04)
         assert _mean(r["fp8_hybrid_delayed"]["underflow_fraction"]) < 0.05, seed
         assert _gap(r, "fp8_hybrid_delayed") < 0.25 * min(stalls), seed
 
@@ -189,9 +189,12 @@ def test_large_activations_scaled_fp16_gradients_overflow_and_the_dynamic_scaler
         for recipe_id in WIDE_RANGE:  # fp32, tf32, bf16, bf16_no_master
             assert sum(r[recipe_id]["nonfinite_count"]) == 0, (recipe_id, seed)
             assert r[recipe_id]["skipped_steps"] == [], (recipe_id, seed)
-        # the skipped steps cost little: the dynamic scaler ends about where FP32 does (measured gap -0.12 to
-        # +0.07, where FP32 itself ends between 0.19 and 0.33)
-        assert _gap(r, "fp16_dynamic_scaling") < 0.1, seed
+        # the skipped steps cost little: no seed ends far behind FP32 (measured gap -0.12 to +0.10, where FP32
+        # itself ends between 0.19 and 0.33). Training this net is chaotic: FP16 without loss scaling, which skips
+        # no step, ends up to 0.15 away from FP32 at some seed, and which seed depends on the machine's BLAS
+        assert _gap(r, "fp16_dynamic_scaling") < 0.15, seed
+    # ... and over the ten seeds it ends where FP32 does (measured median gap -0.001)
+    assert abs(statistics.median(_gap(r, "fp16_dynamic_scaling") for r in runs)) < 0.02
     # FP8 ends worse at every seed (measured gap 0.19 to 0.63, median 0.29)
     fp8_gaps = [_gap(r, "fp8_hybrid_delayed") for r in runs]
     assert min(fp8_gaps) > 0.15 and statistics.median(fp8_gaps) > 0.2
