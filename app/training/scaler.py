@@ -34,9 +34,12 @@ class NoLossScaler:
     def unscale(self, grads: np.ndarray) -> tuple[np.ndarray, bool]:
         """The FP32 gradients divided by the scale, and whether any stored gradient was inf or NaN."""
         found_inf = not bool(np.isfinite(grads).all())
-        with np.errstate(divide="ignore"):  # a scale that backed off to 0 has the reciprocal inf, as in torch
+        # a scale that backed off to 0, or below 1/FP32's max, has the reciprocal inf, as in torch; zero gradients
+        # times it are NaN, as there
+        with np.errstate(divide="ignore", over="ignore"):
             inv_scale = np.float32(np.reciprocal(np.float64(self.scale)))  # scale.double().reciprocal().float()
-        return (grads if inv_scale == 1 else grads * inv_scale), found_inf
+        with np.errstate(invalid="ignore"):
+            return (grads if inv_scale == 1 else grads * inv_scale), found_inf
 
     @property
     def collapsed(self) -> bool:
