@@ -51,11 +51,9 @@ setup: $(PY_STAMP) $(VENDOR_STAMP) $(BUNDLE_STAMP) $(COMPILED_CATALOGS)
 
 # Extracts every marked string (babel.cfg) into locales/messages.pot and merges it into each catalog: new strings
 # arrive empty, changed ones marked fuzzy, both for a translator to fill (tests/unit/test_catalogs.py refuses either).
-# the scripts' markers (static/js/words.js), as app/web/platform/script_words.py reads them
-SCRIPT_KEYWORDS := -k say -k sayN:1,2 -k Phrase -k InputError
 messages: $(SERVE_STAMP)
 	$(BIN)/pybabel extract -F babel.cfg --project "Precision Lab" --version 0.1.0 --copyright-holder "Precision Lab" \
-		--sort-by-file --width 120 $(SCRIPT_KEYWORDS) -o locales/messages.pot .
+		--sort-by-file --width 120 -o locales/messages.pot .
 	$(BIN)/pybabel update -i locales/messages.pot -d locales --width 120
 
 # A catalog with an error (a placeholder lost, a plural form missing) stops the build here.

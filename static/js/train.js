@@ -9,7 +9,11 @@ import { drawHistograms, makeHistograms } from "./train_histogram.js";
 import { Player } from "./train_player.js";
 import { markStale } from "./train_stale.js";
 import { readEvents } from "./train_stream.js";
-import { englishPage, recipeName, say } from "./train_words.js";
+import { englishPage, learn, say } from "./words.js";
+
+// The page's words in its language (null on an English page), before anything is said. A recipe's name is said by
+// its English name, as the run's events give it; the page's words carry its translation.
+learn(JSON.parse(document.querySelector("[data-train-words]").textContent));
 
 const MEMORY_DELAY_MS = 300;
 const KEPT_RUNS = 8; // finished runs this page keeps, to show again when their settings come back
@@ -25,8 +29,8 @@ const STATUS = {
   idle: () => "",
   loading: () => say("Starting…"),
   running: () => say("Training…"),
-  stopped: (s) => say("Stopped at step {step} of {steps}.", { step: s.step, steps: s.steps }),
-  done: (s) => say("Done: {steps} steps.", { steps: s.steps }),
+  stopped: (s) => say("Stopped at step %(step)s of %(steps)s.", { step: s.step, steps: s.steps }),
+  done: (s) => say("Done: %(steps)s steps.", { steps: s.steps }),
   error: () => say("The run did not finish."),
 };
 // The run on the page: { key, query, controller, start, events, snapshots, diverged, done, charts, table, stopped }
@@ -76,7 +80,7 @@ function render() {
   const progress = $("[data-progress]");
   progress.max = Math.max(state.steps, 1);
   progress.value = run ? run.events.length : 0;
-  $("[data-computed]").textContent = say("{done} of {steps} steps", { done: progress.value, steps: state.steps });
+  $("[data-computed]").textContent = say("%(done)s of %(steps)s steps", { done: progress.value, steps: state.steps });
   const error = $("[data-live-error]");
   error.hidden = !state.message;
   error.textContent = state.message;
@@ -101,7 +105,7 @@ function showStep(n) {
   // a regression reports a loss and no accuracy
   const regression = run.events.length > 0 && Object.values(run.events[0].recipes)[0].accuracy == null;
   drawBoundaries($("[data-boundaries]"), run.start, run.snapshots, n, { regression, done: run.done });
-  $("[data-step]").textContent = say("Step {step} of {steps}", { step: n, steps: run.start.config.steps });
+  $("[data-step]").textContent = say("Step %(step)s of %(steps)s", { step: n, steps: run.start.config.steps });
   const diverged = run.diverged.filter((event) => event.step <= n);
   const list = $("[data-live-diverged]");
   if (list.childElementCount !== diverged.length) {
@@ -109,7 +113,7 @@ function showStep(n) {
       const item = document.createElement("li");
       item.dataset.recipe = event.recipe;
       const name = document.createElement("strong");
-      name.textContent = recipeName(event.recipe, run.start.recipes[event.recipe].name);
+      name.textContent = say(run.start.recipes[event.recipe].name);
       if (englishPage()) {
         item.append(name, `: ${event.detail}`);
       } else { // the server's sentence, in English
@@ -129,7 +133,7 @@ function legend(start) {
       key.className = "recipe-key";
       key.dataset.recipe = id;
       key.setAttribute("aria-hidden", "true");
-      item.append(key, recipeName(id, info.name));
+      item.append(key, say(info.name));
       return item;
     }),
   );
@@ -204,7 +208,7 @@ async function refusal(response) {
   try {
     return { message: (await response.json()).detail, english: true };
   } catch {
-    return { message: say("The server answered {status}.", { status: response.status }), english: false };
+    return { message: say("The server answered %(status)s.", { status: response.status }), english: false };
   }
 }
 
@@ -279,7 +283,7 @@ async function showFinished(record) {
   markStale(false, announce);
   syncUrl();
   render();
-  announce(say("These settings were trained already: their run is shown, at step {step}.",
+  announce(say("These settings were trained already: their run is shown, at step %(step)s.",
     { step: record.events.length }));
 }
 

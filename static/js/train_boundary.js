@@ -2,7 +2,7 @@
 // recipe, a colour per class (or, for regression, from one colour through the background to another). The server
 // predicts the grid at each gradient-histogram snapshot; the page draws the last one at or before the step shown.
 
-import { recipeName, say } from "./train_words.js";
+import { say } from "./words.js";
 
 const CLASS_COLOURS = ["--exponent", "--sign", "--mantissa"];
 
@@ -45,7 +45,7 @@ export function makeBoundaries(root, start) {
     figure.dataset.boundary = id;
     const canvas = document.createElement("canvas");
     canvas.setAttribute("role", "img");
-    const name = recipeName(id, info.name);
+    const name = say(info.name);
     canvas.setAttribute("aria-label", name);
     const caption = document.createElement("figcaption");
     const note = document.createElement("small");
@@ -62,10 +62,10 @@ export function makeBoundaries(root, start) {
 
 function testNote(final) {
   if (final.test_accuracy != null) {
-    return say("test accuracy ≈{value}%", { value: (100 * final.test_accuracy).toFixed(1) });
+    return say("test accuracy ≈%(value)s%%", { value: (100 * final.test_accuracy).toFixed(1) });
   }
   if (final.test_loss == null) return say("test loss not finite");
-  return say("test loss ≈{value}", { value: final.test_loss.toPrecision(3) });
+  return say("test loss ≈%(value)s", { value: final.test_loss.toPrecision(3) });
 }
 
 // The last snapshot at or before `step` ({step, grids}, in step order, from the step events' decision_grids);
@@ -92,8 +92,8 @@ export function drawBoundaries(root, start, snapshots, step, { regression, done 
       }
     }
   }
-  const over = regression ? "{name}: predicted value over the input plane at step {step}"
-    : "{name}: predicted class over the input plane at step {step}";
+  const over = (slots) => (regression ? say("%(name)s: predicted value over the input plane at step %(step)s", slots)
+    : say("%(name)s: predicted class over the input plane at step %(step)s", slots));
   for (const [id, info] of Object.entries(start.recipes)) {
     const figure = root.querySelector(`[data-boundary="${id}"]`);
     const canvas = figure.querySelector("canvas");
@@ -102,13 +102,13 @@ export function drawBoundaries(root, start, snapshots, step, { regression, done 
     if (!shown) {
       canvas.width = canvas.height = 1;
       canvas.getContext("2d").clearRect(0, 0, 1, 1);
-      canvas.setAttribute("aria-label", recipeName(id, info.name));
+      canvas.setAttribute("aria-label", say(info.name));
       note.textContent = note.dataset.waiting;
       continue;
     }
     paint(canvas, shown.grids[id], regression, extent);
-    canvas.setAttribute("aria-label", say(over, { name: recipeName(id, info.name), step: shown.step }));
-    note.textContent = say("At step {step}", { step: shown.step });
+    canvas.setAttribute("aria-label", over({ name: say(info.name), step: shown.step }));
+    note.textContent = say("At step %(step)s", { step: shown.step });
   }
   root.dataset.shownStep = String(shown?.step ?? 0); // the snapshot drawn, for a test to read
 }

@@ -2,7 +2,7 @@
 // one uPlot chart each, every recipe a series. Steps are gathered as they arrive; `show(n)` draws the first n,
 // on axes that span every step received, so that the lines do not jump while a run plays or is scrubbed.
 
-import { recipeName, say } from "./train_words.js";
+import { say } from "./words.js";
 
 const HEIGHT = 220;
 const SUPERSCRIPT = Object.fromEntries([..."-0123456789"].map((c, i) => [c, "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"[i]]));
@@ -87,7 +87,7 @@ export class LiveCharts {
       series: [
         { label: "step" },
         ...this.ids.map((id, i) => ({
-          label: recipeName(id, start.recipes[id].name),
+          label: say(start.recipes[id].name),
           stroke: this.styles[i].color,
           dash: this.styles[i].dash,
           width: 2,

@@ -2,7 +2,7 @@
 // the subnormal band, the normal band, and the bars that fall outside them (underflow left, overflow right).
 
 import { power } from "./train_charts.js";
-import { recipeName, say } from "./train_words.js";
+import { say } from "./words.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const WIDTH = 360;
@@ -33,7 +33,7 @@ function summary(range, h) {
   const total = h.counts.reduce((a, b) => a + b, 0) + h.zeros + h.nonfinite;
   const below = h.exponents.reduce((sum, e, i) => (e < range.min_subnormal_log2 ? sum + h.counts[i] : sum), 0);
   const share = below ? `≈${((100 * below) / total).toPrecision(2)}` : "0";
-  return say("{share}% below min subnormal, {zeros} zero, {nonfinite} inf or NaN",
+  return say("%(share)s%% below min subnormal, %(zeros)s zero, %(nonfinite)s inf or NaN",
     { share, zeros: h.zeros, nonfinite: h.nonfinite });
 }
 
@@ -42,8 +42,8 @@ function drawOne(figure, info, h, axis, step) {
   const span = axis.high - axis.low + 1;
   const x = (e) => PLOT.left + ((Math.min(Math.max(e, axis.low), axis.high + 1) - axis.low) / span) * (PLOT.right - PLOT.left);
   const svg = figure.querySelector("svg");
-  const label = say("{name}: gradient exponents in {format}; {summary}",
-    { name: recipeName(figure.dataset.histogram, info.name), format: range.format, summary: summary(range, h) });
+  const label = say("%(name)s: gradient exponents in %(format)s; %(summary)s",
+    { name: say(info.name), format: range.format, summary: summary(range, h) });
   svg.setAttribute("aria-label", label);
   const parts = [];
   if (range.min_subnormal_log2 != null) {
@@ -71,7 +71,7 @@ function drawOne(figure, info, h, axis, step) {
     parts.push(node("text", { x: x(e), y: HEIGHT - 6, "text-anchor": "middle" }, power(e)));
   }
   svg.replaceChildren(...parts);
-  const note = say("At step {step}: {summary}", { step, summary: summary(range, h) });
+  const note = say("At step %(step)s: %(summary)s", { step, summary: summary(range, h) });
   figure.querySelector("[data-histogram-note]").textContent = note;
 }
 
@@ -79,9 +79,9 @@ function limits(range) {
   const slots = { format: range.format, max: power(Math.floor(range.max_log2)) };
   if (range.min_normal_log2 != null) slots.normal = power(range.min_normal_log2);
   if (range.min_subnormal_log2 != null) slots.subnormal = power(range.min_subnormal_log2);
-  if (slots.subnormal == null) return say("{format}: normals from {normal}, max ≈ {max}", slots);
-  if (slots.normal == null) return say("{format}: subnormals from {subnormal}, max ≈ {max}", slots);
-  return say("{format}: subnormals from {subnormal}, normals from {normal}, max ≈ {max}", slots);
+  if (slots.subnormal == null) return say("%(format)s: normals from %(normal)s, max ≈ %(max)s", slots);
+  if (slots.normal == null) return say("%(format)s: subnormals from %(subnormal)s, max ≈ %(max)s", slots);
+  return say("%(format)s: subnormals from %(subnormal)s, normals from %(normal)s, max ≈ %(max)s", slots);
 }
 
 // A figure per recipe, made at the start of a run; drawn again at each histogram snapshot.
@@ -100,7 +100,7 @@ export function makeHistograms(root, start) {
     note.dataset.waiting = note.textContent;
     const range = document.createElement("small");
     range.textContent = limits(info.gradient_range);
-    const name = recipeName(id, info.name);
+    const name = say(info.name);
     caption.append(name, range, note);
     figure.append(caption, node("svg", { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: "img", "aria-label": name }));
     root.append(figure);

@@ -5,7 +5,7 @@
 //
 // Keys, outside the form's fields: k or Space play and pause; "," and "." (or the left and right arrows) step.
 
-import { say } from "./train_words.js";
+import { say } from "./words.js";
 
 const MAX_FRAME_MS = 250; // a longer gap between frames (a busy machine) counts as this much
 
@@ -35,7 +35,7 @@ export class Player {
     this.back$.addEventListener("click", () => this.stepBy(-1, true));
     this.forward$.addEventListener("click", () => this.stepBy(1, true));
     this.speed$.addEventListener("change", () => {
-      this.announce(say("Speed: {speed} steps a second.", { speed: this.speed }));
+      this.announce(say("Speed: %(speed)s steps a second.", { speed: this.speed }));
     });
     this.scrub$.addEventListener("input", () => this.seek(Number(this.scrub$.value)));
     this.scrub$.addEventListener("change", () => this.announce(this.where()));
@@ -91,8 +91,8 @@ export class Player {
     }
     this.render();
     if (announce) {
-      this.announce(this.playing ? say("Playing at {speed} steps a second.", { speed: this.speed })
-        : say("Paused. {where}", { where: this.where() }));
+      this.announce(this.playing ? say("Playing at %(speed)s steps a second.", { speed: this.speed })
+        : say("Paused. %(where)s", { where: this.where() }));
     }
   }
 
@@ -118,7 +118,7 @@ export class Player {
     const ended = this.playing && this.position >= this.total && this.total > 0;
     if (ended) this.setPlaying(false);
     this.render();
-    if (ended) this.announce(say("Played to the end. {where}", { where: this.where() }));
+    if (ended) this.announce(say("Played to the end. %(where)s", { where: this.where() }));
   }
 
   setPlaying(playing) {
@@ -138,7 +138,7 @@ export class Player {
   }
 
   where() {
-    return say("Step {step} of {steps}.", { step: this.shown, steps: this.total });
+    return say("Step %(step)s of %(steps)s.", { step: this.shown, steps: this.total });
   }
 
   render() {
@@ -149,7 +149,7 @@ export class Player {
     this.scrub$.max = String(this.total);
     this.scrub$.value = String(shown);
     this.scrub$.disabled = this.received === 0;
-    this.scrub$.setAttribute("aria-valuetext", say("Step {step} of {steps}", { step: shown, steps: this.total }));
+    this.scrub$.setAttribute("aria-valuetext", say("Step %(step)s of %(steps)s", { step: shown, steps: this.total }));
     if (shown !== this.shown) {
       this.shown = shown;
       this.showStep(shown);

@@ -1,7 +1,7 @@
 // Charts of settings that are no longer on the form: dimmed, with a banner that says so and a line in each chart
 // legend, until Start is pressed or the form's settings are those of the run shown again.
 
-import { say } from "./train_words.js";
+import { say } from "./words.js";
 
 let marked = false;
 

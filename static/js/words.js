@@ -18,6 +18,9 @@ export function learn(words) {
   for (const [id, forms] of Object.entries(words?.plurals ?? {})) plurals.set(id, forms);
 }
 
+/** Whether the page is in English: a sentence of the server's (a refusal) is, and says so on another page. */
+export const englishPage = () => document.documentElement.lang === "en";
+
 /** Python's `template % params` for %(name)s slots and %%. */
 function fill(template, params = {}) {
   return template.replace(/%(?:\((\w+)\)s|%)/g, (all, name) => (name === undefined ? "%" : String(params[name])));

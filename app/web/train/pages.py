@@ -22,6 +22,7 @@ from app.training import HISTOGRAM_SNAPSHOTS, OPTIMIZERS, RECIPES, SCENARIOS
 from app.web.platform.rate_limiting import count_request
 from app.web.platform.refusals import refusal_sentence
 from app.web.platform.rendering import EMBED_PREFIX, link_prefix, render
+from app.web.platform.script_words import script_words
 from app.web.platform.translations import gettext
 from app.web.train.charts import charts
 from app.web.train.inputs import (
@@ -34,7 +35,6 @@ from app.web.train.inputs import (
 )
 from app.web.train.present import FINAL_COLUMNS, MEMORY_PARTS, final_rows, in_words, memory_rows
 from app.web.train.recipe_styles import RECIPE_STYLESHEET
-from app.web.train.words import page_words
 
 router = APIRouter()
 
@@ -100,7 +100,8 @@ def _page_context(values: dict[str, Any], prefix: str) -> dict[str, Any]:
         "histogram_snapshots": HISTOGRAM_SNAPSHOTS,
         "scenario": scenario, "defaults": defaults,
         "final_columns": FINAL_COLUMNS, "memory_parts": MEMORY_PARTS,
-        "words": page_words(),
+        # the words its scripts say, and the recipes' names (the run's events give them in English), translated
+        "words": script_words(["train.js", "train_script.js"], [r.name for r in RECIPES.values()]),
         "error": None, "error_in_english": False,
         "result": None, "charts": [], "final": [], "memory": [], "model_size": None,
     }
