@@ -7,7 +7,9 @@
 // tests/browser/test_block_instant.py holds the text of the two together, in every language. A page that opened
 // on an error has no block to fill: it keeps htmx's round trip.
 //
-// As the templates do, a sentence's translation is markup and the text filled into it is escaped.
+// As the templates do, a sentence's translation is markup and the text filled into it is escaped. What a format's
+// scale rule alone says is in functions of that rule (RULES below): a page shows one format, and its data carries
+// the words of that rule's functions only (block_page.py).
 
 import { InputError } from "./codec.js";
 import { blockFormats, blockUrl, explainBlock, quantize, readList, sideBySide } from "./blocks.js";
@@ -39,9 +41,16 @@ function value(v) {
     : `<span class="num">${esc(v.text)}</span>`;
 }
 
-const cells = (groups) => `<div class="bits" aria-hidden="true">${groups.map((g) => `<span class="bit-group" `
-  + `data-role="${g.role}">${Array.from(g.cells, (b) => `<span class="bit" data-value="${b}">${b}</span>`).join("")}`
-  + "</span>").join("")}</div>`;
+/** A pattern's bits (_block_result.html's bit_runs): a run of text a field, its 1s in <b>. */
+const bitRuns = (groups) => `<span class="bits" aria-hidden="true">${groups.map((g) => `<span data-role="${g.role}">`
+  + `${Array.from(g.cells, (b) => (b === "1" ? "<b>1</b>" : b)).join("")}</span>`).join("")}</span>`;
+
+/** A value's cell in the element table (_block_result.html's value_cell): its text, its exact value in a title
+ * where the text is shortened. */
+function valueCell(attribute, v) {
+  if (v === null) return `<td ${attribute}>—</td>`;
+  return `<td ${attribute}${v.text !== v.full ? ` title="${esc(v.full)}"` : ""}>${esc(v.text)}</td>`;
+}
 
 /** Python's str() of a float, as Jinja writes the chart's numbers: "1.0", not "1". */
 const pyFloat = (x) => (Number.isInteger(x) && Math.abs(x) < 1e16 ? `${x}.0` : `${x}`);
@@ -49,18 +58,30 @@ const pyFloat = (x) => (Number.isInteger(x) && Math.abs(x) < 1e16 ? `${x}.0` : `
 /** What the block holds that is not finite ("NaN" or "infinity", block_present's nonfinite), as a word. */
 const nonfiniteWord = (view) => (view.nonfinite === "NaN" ? say("NaN") : say("infinity"));
 
-function caption(view) {
-  const [scale, tensor] = view.scales;
-  if (view.nanBlock) {
-    return say("This block holds %(what)s: its scale is %(scale)s (%(hex)s) and every element NaN.",
-      { what: esc(nonfiniteWord(view)), scale: esc(scale.value.text), hex: scale.hex });
-  }
-  const absmax = value(view.absmaxShort);
-  const sets = view.choice.tensorScale
+/** _block_chart.html's caption: what set the scale (an MX or NF4 block, an NVFP4 block of zeros). */
+function setsScale(view) {
+  const scale = view.scales[0];
+  return say("Absmax %(absmax)s sets the scale %(scale)s (%(hex)s):",
+    { absmax: value(view.absmaxShort), scale: value(scale.short), hex: scale.hex });
+}
+
+/** The same, of an NVFP4 block: its two scales. */
+function setsNvfp4(view) {
+  const [scale, tensor] = view.scales, absmax = value(view.absmaxShort);
+  return view.choice.tensorScale
     ? say("Absmax %(absmax)s sets the block scale %(scale)s (%(hex)s) × tensor scale %(tensor)s:",
       { absmax, scale: value(scale.short), hex: scale.hex, tensor: value(tensor.short) })
     : say("Absmax %(absmax)s sets the scale %(scale)s (%(hex)s):",
       { absmax, scale: value(scale.short), hex: scale.hex });
+}
+
+function caption(view, rule) {
+  const scale = view.scales[0];
+  if (view.nanBlock) {
+    return say("This block holds %(what)s: its scale is %(scale)s (%(hex)s) and every element NaN.",
+      { what: esc(nonfiniteWord(view)), scale: esc(scale.value.text), hex: scale.hex });
+  }
+  const sets = rule.sets(view);
   const flushed = say("%(zeroed)s of %(nonzero)s nonzero values flushed to zero, MSE %(mse)s.",
     { zeroed: view.zeroed, nonzero: view.nonzero, mse: value(view.mse) });
   const each = view.maxErrorExact && view.maxErrorExact.num
@@ -68,24 +89,24 @@ function caption(view) {
   return `${sets} ${flushed} ${each}`;
 }
 
-function barsHtml(view, height) {
-  return view.bars.map((bar) => `<rect class="bar" data-fate="${bar.fate}" x="${pyFloat(bar.x)}%" `
-    + `y="${pyFloat(height - bar.height + 4)}" width="${pyFloat(bar.width)}%" height="${pyFloat(bar.height)}">`
-    + `<title>${esc(bar.label)}</title></rect>`).join("");
+/** _block_chart.html's bars, in a group turned upside down on the axis: each rises from it, with no y. */
+function barsHtml(view) {
+  return view.bars.map((bar) => `<rect data-fate="${bar.fate}" x="${pyFloat(bar.x)}%" width="${pyFloat(bar.width)}%" `
+    + `height="${pyFloat(bar.height)}"><title>${esc(bar.label)}</title></rect>`).join("");
 }
 
-/** _block_nan.html: what a block holding NaN or inf becomes. */
-function nanSentence(view, spec) {
-  if (spec.rule === "mx") {
-    return say("OCP MX v1.0's exponent ⌊log<sub>2</sub> absmax⌋ − emax is then not a number, so the shared scale is "
-      + "E8M0's NaN (0xff), and a NaN scale makes every element of the block NaN, whatever its bits (stored here as "
-      + "zeros).");
-  }
-  if (spec.rule === "nvfp4") {
-    return say("NVFP4 defines no rule of its own, and E2M1 holds neither NaN nor inf; its arithmetic gives a block "
-      + "scale absmax / 6 / tensor scale that is NaN, stored as E4M3's NaN (0x7f), so every element of the block is "
-      + "NaN. The FP32 tensor scale is taken over the other blocks, which keep their scales.");
-  }
+/** _block_nan.html: what a block holding NaN or inf becomes, in MX. */
+const nanMx = () => say("OCP MX v1.0's exponent ⌊log<sub>2</sub> absmax⌋ − emax is then not a number, so the "
+  + "shared scale is E8M0's NaN (0xff), and a NaN scale makes every element of the block NaN, whatever its bits "
+  + "(stored here as zeros).");
+
+/** ... in NVFP4. */
+const nanNvfp4 = () => say("NVFP4 defines no rule of its own, and E2M1 holds neither NaN nor inf; its arithmetic "
+  + "gives a block scale absmax / 6 / tensor scale that is NaN, stored as E4M3's NaN (0x7f), so every element of the "
+  + "block is NaN. The FP32 tensor scale is taken over the other blocks, which keep their scales.");
+
+/** ... in NF4. */
+function nanAbsmax(view) {
   const scale = say("NF4's scale is the absmax itself in FP32 (%(scale)s).", { scale: esc(view.scales[0].value.text) });
   const why = view.nonfinite === "NaN"
     ? say("Every value / NaN is NaN, and so is every code's value × NaN: every element of the block is NaN (stored "
@@ -98,7 +119,7 @@ function nanSentence(view, spec) {
 const p = (html, attributes = "") => `<p${attributes}>${html}</p>`;
 
 /** _block_choice.html's MX part: the shared exponent from the absmax, clamped, and the elements it divides. */
-function mxHtml(view, spec) {
+function choiceMx(view, spec) {
   const scale = view.scales[0], c = view.choice, id = esc(spec.element.id), exp = spec.element_scale_exp;
   const emax = c.elementEmax;
   const rule = exp
@@ -136,7 +157,7 @@ function mxHtml(view, spec) {
 }
 
 /** _block_choice.html's NVFP4 part: the tensor scale, then the block scale under it. */
-function nvfp4Html(view) {
+function choiceNvfp4(view) {
   const c = view.choice;
   if (!c.tensorScale) {
     return p(say("absmax 0: the block scale is 0 (%(hex)s), the tensor scale 1, and every element 0.",
@@ -154,11 +175,8 @@ function nvfp4Html(view) {
   return p(tensor, ' class="formula"') + p(block, ' class="formula"') + p(levels, ' class="help"');
 }
 
-/** _block_choice.html: how the block's scale was chosen, with its numbers. */
-function choiceHtml(view, spec) {
-  if (view.nanBlock) return p(nanSentence(view, spec));
-  if (view.choice.rule === "mx") return mxHtml(view, spec);
-  if (view.choice.rule === "nvfp4") return nvfp4Html(view);
+/** _block_choice.html's NF4 part: the absmax is the scale. */
+function choiceAbsmax(view) {
   const scale = say("scale = FP32(absmax) = %(v)s", { v: value(view.scales[0].value) });
   const codes = say("QLoRA's NF4: each element is the code of the NF4 value nearest value / absmax; the stored value "
     + "is that code's value × absmax, so the absmax itself is stored as code 15 (1.0) exactly.");
@@ -180,31 +198,44 @@ function notesHtml(read, size) {
   return html;
 }
 
-/** An element's row; `inVisualiser`: the words after its bits for a screen reader, as the template has them. */
-function rowHtml(row, words, inVisualiser) {
+/** An element's row: its link says where it goes to a screen reader through the table's one hidden sentence
+ * (#element-visualiser), which the template writes and which stays as long as the format does. */
+function rowHtml(row, words) {
   const fate = row.fate === "kept" ? "" : esc(say(words.short[row.fate]));
-  return `<th scope="row">${row.index}</th><td class="num-cell" data-input>${value(row.input)}</td>`
-    + `<td><a class="element-link" href="${esc(row.href)}" data-element-link>${cells(row.groups)}<code>${row.hex}</code><span `
-    + `class="visually-hidden"> ${inVisualiser}</span></a></td><td class="num-cell" `
-    + `data-stored>${value(row.stored)}</td><td class="num-cell" data-error-value>${value(row.error)}</td>`
-    + `<td class="fate" data-fate-word>${fate}</td>`;
+  return `<th scope="row">${row.index}</th>${valueCell("data-input", row.input)}<td><a href="${esc(row.href)}" `
+    + `data-element-link aria-describedby="element-visualiser">${bitRuns(row.groups)}<code>${row.hex}</code></a>`
+    + `</td>${valueCell("data-stored", row.stored)}${valueCell("data-error-value", row.error)}`
+    + `<td>${fate}</td>`;
 }
 
-/** _block_lesson.html's numbers: its sentences are the template's own, line breaks and all (notrimmed). */
-function lessonHtml(view, spec) {
-  const params = { absmax: value(view.absmaxShort), threshold: value(view.threshold), zeroed: view.zeroed,
-    nonzero: view.nonzero };
-  return spec.rule === "absmax"
-    ? say("Here the absmax is %(absmax)s, so a value is flushed to zero when |value| is"
-      + "\n    below about %(threshold)s (half NF4's smallest positive code, about 0.08,"
-      + "\n    times the absmax; a little more on the negative side): %(zeroed)s of this block's %(nonzero)s nonzero "
-      + "values"
-      + "\n    were.", params)
-    : say("Here the absmax is %(absmax)s, so a value is flushed to zero when |value| is"
-      + "\n    at most %(threshold)s, half the element's"
-      + "\n    smallest positive value times the scale: %(zeroed)s of this block's %(nonzero)s nonzero values"
-      + "\n    were.", params);
-}
+const lessonParams = (view) => ({ absmax: value(view.absmaxShort), threshold: value(view.threshold),
+  zeroed: view.zeroed, nonzero: view.nonzero });
+
+/** _block_lesson.html's numbers, in NF4: its sentences are the template's own, line breaks and all (notrimmed). */
+const lessonAbsmax = (view) => say("Here the absmax is %(absmax)s, so a value is flushed to zero when |value| is"
+  + "\n    below about %(threshold)s (half NF4's smallest positive code, about 0.08,"
+  + "\n    times the absmax; a little more on the negative side): %(zeroed)s of this block's %(nonzero)s nonzero "
+  + "values"
+  + "\n    were.", lessonParams(view));
+
+/** ... and in the formats whose scale divides the elements (MX, NVFP4). */
+const lessonScaled = (view) => say("Here the absmax is %(absmax)s, so a value is flushed to zero when |value| is"
+  + "\n    at most %(threshold)s, half the element's"
+  + "\n    smallest positive value times the scale: %(zeroed)s of this block's %(nonzero)s nonzero values"
+  + "\n    were.", lessonParams(view));
+
+// What differs by the format's scale rule (block_specs' "rule"): the caption's scale, how the scale was chosen,
+// a NaN block and the lesson's numbers. Each function here is called through this table alone, for the page's
+// own format, so block_page.py leaves the words of the other rules' functions out of the page's data
+// (tests/unit/test_block_words.py holds both).
+const RULES = {
+  mx: { sets: setsScale, choice: choiceMx, nan: nanMx, lesson: lessonScaled },
+  nvfp4: { sets: setsNvfp4, choice: choiceNvfp4, nan: nanNvfp4, lesson: lessonScaled },
+  absmax: { sets: setsScale, choice: choiceAbsmax, nan: nanAbsmax, lesson: lessonAbsmax },
+};
+
+/** _block_choice.html: how the block's scale was chosen, with its numbers. */
+const choiceHtml = (view, spec, rule) => (view.nanBlock ? p(rule.nan(view)) : rule.choice(view, spec));
 
 // -- filling the page ------------------------------------------------------------------------------------------
 
@@ -221,14 +252,13 @@ const setText = (element, text) => {
 };
 
 /** The element table's rows, each redrawn only where it changed: an edit of one value mostly changes one row. */
-function fillRows(body, view, spec, words) {
-  const inVisualiser = say("in the %(name)s visualiser", { name: esc(spec.element.name) });
+function fillRows(body, view, words) {
   while (body.rows.length > view.rows.length) body.rows[body.rows.length - 1].remove();
   view.rows.forEach((row, i) => {
     const tr = body.rows[i] ?? body.appendChild(document.createElement("tr"));
     tr.setAttribute("data-element", row.index);
     tr.setAttribute("data-fate", row.fate);
-    set(tr, rowHtml(row, words, inVisualiser));
+    set(tr, rowHtml(row, words));
   });
 }
 
@@ -251,16 +281,16 @@ function showError(section, message) {
 }
 
 function fill(section, d, read, view, others) {
-  const spec = d.spec, height = d.limits.chart_height;
+  const spec = d.spec, rule = RULES[d.spec.rule];
   section.querySelector("[data-error]")?.remove();
   const chart = section.querySelector("[data-block-chart]");
   chart.removeAttribute("data-stale");
-  set(chart.querySelector("[data-caption]"), caption(view));
+  set(chart.querySelector("[data-caption]"), caption(view, rule));
   chart.querySelector("[data-bars]").setAttribute("aria-label", view.zeroed
     ? say("Bars of each element's absolute error; the tallest is %(max)s; %(zeroed)s flushed to zero.",
       { max: view.maxError.text, zeroed: view.zeroed })
     : say("Bars of each element's absolute error; the tallest is %(max)s.", { max: view.maxError.text }));
-  set(chart.querySelector("[data-bar-list]"), barsHtml(view, height));
+  set(chart.querySelector("[data-bar-list]"), barsHtml(view));
   for (const name of ["zeroed", "nonzero", "saturated"]) setText(chart.querySelector(`[data-count="${name}"]`), view[name]);
   chart.querySelector('.fate-legend [data-fate="nan"]').hidden = !view.nanBlock;
 
@@ -273,15 +303,15 @@ function fill(section, d, read, view, others) {
     link.href = s.href;
     link.setAttribute("aria-label", say("%(label)s %(hex)s in the %(name)s visualiser",
       { label: box.querySelector("dt").textContent, hex: s.hex, name: s.name }));
-    set(link, cells(s.groups));
+    set(link, bitRuns(s.groups));
     setText(box.querySelector("[data-scale-bits]"), s.hex);
     set(box.querySelector("[data-scale]"), value(s.value));
   });
-  set(result.querySelector("[data-choice]"), choiceHtml(view, spec));
+  set(result.querySelector("[data-choice]"), choiceHtml(view, spec, rule));
   set(result.querySelector("[data-mse]"), value(view.mse));
   set(result.querySelector("[data-max-error]"), value(view.maxError));
   setText(result.querySelector('[data-count="rows"]'), view.rows.length);
-  fillRows(result.querySelector("[data-element-rows]"), view, spec, d.words);
+  fillRows(result.querySelector("[data-element-rows]"), view, d.words);
   setText(result.querySelector('[data-count="values"]'), read.values.length);
   for (const other of others) {
     const row = result.querySelector(`tr[data-other="${other.id}"]`), name = row.querySelector("[data-other-name]");
@@ -303,7 +333,18 @@ function fill(section, d, read, view, others) {
   }
   const lesson = result.querySelector("[data-lesson-numbers]");
   lesson.hidden = view.threshold === null || view.nanBlock;
-  if (!lesson.hidden) set(lesson, lessonHtml(view, spec));
+  if (!lesson.hidden) set(lesson, rule.lesson(view));
+}
+
+/** A preset's text as the values box shows it (block_page.Preset.values, eight values a line as _lines writes
+ * them), made from the page's data: its normal values and the preset's rule. */
+function presetText(presets, id) {
+  const { every = null, suffix = "", at = null, text = "" } = presets.rules[id], n = presets.normal.length;
+  const values = every !== null ? Array(n).fill(every) : presets.normal.map((v) => v + suffix);
+  if (every === null && at !== null) values[at % n] = text;
+  const lines = [];
+  for (let i = 0; i < n; i += 8) lines.push(values.slice(i, i + 8).join(", "));
+  return lines.join("\n");
 }
 
 /** Re-quantise the section's block from the values box (and `preset`, the preset it holds, or null when typed),
@@ -376,7 +417,7 @@ document.addEventListener("click", (event) => {
   if (!history.state?.blockView && !history.state?.htmx) {
     history.replaceState(stateOf(section, currentPreset(section)), "");
   }
-  section.querySelector("#values").value = d.presets[preset];
+  section.querySelector("#values").value = presetText(d.presets, preset);
   const url = update(section, preset);
   history.pushState(stateOf(section, preset), "", url);
 }, true);

@@ -301,7 +301,7 @@ export function quantizeList(inputs, spec, float32) {
 // -- what the page shows (block_present.py) --------------------------------------------------------------------
 
 /** A double or an exact rational as block_present.exact shows it; null is an exact quantity a NaN left without a
- * value. Past `limits.title` characters the full text is 40 digits marked "≈". */
+ * value. An exact value past `limits.title` characters is not kept for a title (`full` is the text). */
 export function shownOf(x, limit, limits) {
   if (x === null) return { text: "nan", full: "nan" };
   if (typeof x === "number" && !Number.isFinite(x)) {
@@ -311,7 +311,7 @@ export function shownOf(x, limit, limits) {
   const v = typeof x === "number" ? realOfDouble(x) : realOfFraction(x);
   const short = shown(v, limit);
   if (short.text !== short.full && short.full.length > Math.max(limit, limits.title)) {
-    return { text: short.text, full: shown(v, limits.title, limits.title_digits).text };
+    return { text: short.text, full: short.text };
   }
   return short;
 }
@@ -408,7 +408,7 @@ function bars(rows, errors, limits) {
     return { x: pyRound(row.index * slot + slot * 0.15, 3), width: pyRound(slot * 0.7, 3),
       height: pyRound(Math.max(share * height, 1), 2), fate: row.fate,
       label: say("element %(index)s: |error| = %(error)s",
-        { index: row.index, error: e === null ? "nan" : shownOf(e, limits.cell, limits).text }) };
+        { index: row.index, error: e === null ? "nan" : shownOf(e, limits.short, limits).text }) };
   });
 }
 

@@ -32,8 +32,8 @@ SIGNATURE = """(section) => {
   copy.querySelectorAll("[hidden], [data-stale], textarea").forEach((e) => e.remove());
   box.append(copy);
   document.body.append(box);
-  const attributes = ["href", "title", "aria-label", "aria-current", "data-fate", "data-value", "data-role",
-    "data-shared-exponent"];
+  const attributes = ["href", "title", "aria-label", "aria-describedby", "aria-current", "data-fate", "data-value",
+    "data-role", "data-shared-exponent"];
   const marks = [];
   copy.querySelectorAll("*").forEach((e) => {
     const found = attributes.filter((a) => e.hasAttribute(a)).map((a) => `${a}=${e.getAttribute(a)}`);

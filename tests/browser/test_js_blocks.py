@@ -39,9 +39,8 @@ VIEWS = 12  # of them, one block each, also compared as the page shows them (blo
 SIDE_BY_SIDE = 4  # and as the side-by-side table shows them
 SEP = "\x1f"
 FP32_MAX = float(FORMATS["float32"].max)
-LIMITS = {"title": block_present.TITLE, "title_digits": block_present.TITLE_DIGITS, "cell": block_present.CELL,
-          "short": block_present.SHORT, "full": block_present.FULL, "chart_height": block_present.CHART_HEIGHT,
-          "max_text": MAX_TEXT}
+LIMITS = {"title": block_present.TITLE, "cell": block_present.CELL, "short": block_present.SHORT,
+          "full": block_present.FULL, "chart_height": block_present.CHART_HEIGHT, "max_text": MAX_TEXT}
 
 HARNESS = """async ([json, limits, words]) => {
   const blocks = await import("/static/js/blocks.js");

@@ -106,10 +106,9 @@ def first_visit(html: str, client: Any) -> dict[str, bytes]:
 
 
 # Pages whose first visit is over a budget today, marked as expected failures, strictly (one that fits again fails
-# until it is taken off this list): the 64-element NF4 block, whose HTML alone is 95 KB (every element's bits, exact
-# value, error and bar), 158 KB in all, though 34 KB compressed, within DESIGN's 40 KB (docs/decisions.md,
-# "First-visit budget"). The rest fit since htmx is left out of the pages whose script does every round trip.
-OVER_BUDGET = {"/visualise/nf4?preset=normal"}
+# until it is taken off this list). None since the block pages' element tables were made short and their data
+# carries only the words their script can say (docs/decisions.md, "First-visit budget").
+OVER_BUDGET: set[str] = set()
 
 
 def budgeted(urls: list[str]) -> list[Any]:

@@ -30,23 +30,24 @@ def exact(x: float) -> str:
 
 
 def shown_exactly(page: Elements, attribute: str) -> list[str]:
-    """The value in each element carrying `attribute`: its text, or the title of a shortened ("≈") one (exact, or
-    40 digits marked "≈" where the exact decimal is longer than 60 characters)."""
+    """The value in each element carrying `attribute`: its text, or the title of a shortened ("≈") one, on the
+    element (an element table's cell) or on a value inside it; a title holds the exact decimal, so a value whose
+    exact decimal is longer than 60 characters has none and is its seven digits marked "≈"."""
     values = []
     for index, (_, attrs) in enumerate(page.tags):
         if attribute in attrs:
-            inner = [page.tags[i][1] for i in page.inside(index) if page.tags[i][0] == "span"]
+            inner = [attrs] + [page.tags[i][1] for i in page.inside(index) if page.tags[i][0] == "span"]
             title = next((a["title"] for a in inner if "title" in a), None)
             values.append(title or " ".join(page.texts[index].split()))
     return values
 
 
 def same(shown: list[str], values: list[float]) -> bool:
-    """Whether each shown value is the exact decimal of the value, or its 40 digits where marked "≈"."""
+    """Whether each shown value is the exact decimal of the value, or its seven digits where marked "≈"."""
     def close(text: str, x: float) -> bool:
         if not text.startswith("≈"):
             return text == exact(x)
-        return abs(Decimal(text[1:]) - Decimal(x)) <= abs(Decimal(x)) * Decimal("1e-39")
+        return abs(Decimal(text[1:]) - Decimal(x)) <= abs(Decimal(x)) * Decimal("5e-7")
 
     return len(shown) == len(values) and all(map(close, shown, values))
 
@@ -80,6 +81,17 @@ def test_every_preset_shows_what_the_core_computes(client, format_id, preset):
     others = [a["data-other"] for a in page.having("data-other")]
     assert others == list(BLOCK_FORMAT_IDS)
     assert [a.get("aria-current") for tag, a in page.tags if tag == "span" and "aria-current" in a] == ["page"]
+
+
+@pytest.mark.parametrize(("url", "where"), [("/visualise/nf4?preset=normal", "in the NF4 (NormalFloat) visualiser"),
+                                           ("/visualise/mxfp4?values=1", "in the FP4 E2M1 visualiser")])
+def test_every_element_link_says_where_it_goes_to_a_screen_reader(client, url, where):
+    """Through one hidden sentence that each link names as its description, not a sentence in every row."""
+    page = Elements(client.get(url).text)
+    links = page.having("data-element-link")
+    assert links and {a.get("aria-describedby") for a in links} == {"element-visualiser"}
+    (sentence,) = [i for i, (_, a) in enumerate(page.tags) if a.get("id") == "element-visualiser"]
+    assert "hidden" in page.tags[sentence][1] and " ".join(page.texts[sentence].split()) == where
 
 
 @pytest.mark.parametrize("format_id", BLOCK_FORMAT_IDS)

@@ -10,8 +10,8 @@ nor the scale), more are refused. NF4 is a scalar codebook too: its block view i
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from statistics import NormalDist
 from typing import Any
 from urllib.parse import quote
@@ -28,12 +28,13 @@ from app.formats import (
     encode,
     parse_number,
     quantize_blocks,
+    scale_rule,
 )
 from app.web.platform.languages import current_language
 from app.web.platform.locale_input import typed_list
 from app.web.platform.refusals import refusal_sentence
 from app.web.platform.rendering import render
-from app.web.platform.script_words import script_words
+from app.web.platform.script_words import SCRIPTS_DIR, script_words
 from app.web.platform.translations import N_, gettext, prose_decimal
 from app.web.visualise import block_present
 from app.web.visualise.block_present import block_view, side_by_side
@@ -53,28 +54,42 @@ def _normal(n: int) -> list[str]:
     return [f"{quantiles[(13 * i) % n]:g}" for i in range(n)]
 
 
-def _with(n: int, index: int, text: str) -> list[str]:
-    values = _normal(n)
-    values[index % n] = text
-    return values
-
-
 @dataclass(frozen=True)
 class Preset:
+    """A block to start from, of n values: `every` value alike; or the normal values (_normal), each followed by
+    `suffix`, the one at index `at` (mod n) then replaced by `text`. The page's data carries the normal values and
+    these fields (`rule`), and block_view.js makes each preset from them as `values` does."""
+
     id: str
     label: str
-    values: Callable[[int], list[str]]
+    every: str | None = None
+    suffix: str = ""
+    at: int | None = None
+    text: str = ""
+
+    def values(self, n: int) -> list[str]:
+        if self.every is not None:
+            return [self.every] * n
+        values = [value + self.suffix for value in _normal(n)]
+        if self.at is not None:
+            values[self.at % n] = self.text
+        return values
+
+    def rule(self) -> dict[str, Any]:
+        """The fields that make it, those left at their defaults left out, for the page's data."""
+        made = {"every": self.every, "suffix": self.suffix, "at": self.at, "text": self.text}
+        return {name: value for name, value in made.items() if value not in (None, "")}
 
 
 # (the labels translated where shown)
 PRESETS: tuple[Preset, ...] = (
-    Preset("normal", N_("normal values"), _normal),
-    Preset("outlier", N_("one outlier"), lambda n: _with(n, 5, "40")),
-    Preset("equal", N_("all equal"), lambda n: ["0.3125"] * n),
-    Preset("floor", N_("near the scale's floor"), lambda n: [v + "e-39" for v in _normal(n)]),
-    Preset("zero", N_("all zero"), lambda n: ["0"] * n),
-    Preset("nan", N_("holding NaN"), lambda n: _with(n, 3, "nan")),
-    Preset("inf", N_("holding inf"), lambda n: _with(n, 3, "inf")),
+    Preset("normal", N_("normal values")),
+    Preset("outlier", N_("one outlier"), at=5, text="40"),
+    Preset("equal", N_("all equal"), every="0.3125"),
+    Preset("floor", N_("near the scale's floor"), suffix="e-39"),
+    Preset("zero", N_("all zero"), every="0"),
+    Preset("nan", N_("holding NaN"), at=3, text="nan"),
+    Preset("inf", N_("holding inf"), at=3, text="inf"),
 )
 _PRESETS = {p.id: p for p in PRESETS}
 DEFAULT_PRESET = "normal"
@@ -161,19 +176,43 @@ def block_page(request: Request, spec: FormatSpec, prefix: str) -> HTMLResponse:
 
 # the words block_view.js takes from the data rather than writes: what became of each element (its fate)
 _DATA_WORDS = tuple(dict.fromkeys([*block_present.FATE_SHORT.values(), *block_present.FATE_WORDS.values()]))
+# What block_view.js and the modules it imports never say on a block page, by the top-level functions that say it
+# (script_words' `unsaid`; tests/unit/test_block_words.py proves each): codec.js's encoders word a note for the
+# value they store, which the block view never shows; and codec.js's reader of a bit pattern and of a seed, which
+# only its encode() calls, and blocks.js's quantizeList, neither of which the block view imports.
+NEVER_SAID = frozenset({"codec.js:encodeFloat", "codec.js:encodeInt", "codec.js:encodeCodebook", "codec.js:parseBits",
+                        "codec.js:seedValue", "blocks.js:quantizeList"})
+# block_view.js's table of what each scale rule says (`const RULES = {` … `};`, one rule a line)
+_RULES = re.compile(r"^const RULES = \{\n(.*?)\n\};$", re.M | re.S)
+_RULE = re.compile(r"^\s+(\w+): \{(.*)\},$", re.M)
+
+
+@cache
+def rule_functions() -> dict[str, frozenset[str]]:
+    """block_view.js's RULES: each scale rule's functions ("mx": {"choiceMx", ...}), read from the script."""
+    table = _RULES.search((SCRIPTS_DIR / "block_view.js").read_text())
+    assert table, "block_view.js has its RULES table"
+    return {rule: frozenset(re.findall(r"\w+:\s*(\w+)", body)) for rule, body in _RULE.findall(table[1])}
+
+
+def unsaid(spec: FormatSpec) -> frozenset[str]:
+    """What a page of `spec` never says: NEVER_SAID, and the functions of the scale rules but its own."""
+    rules = rule_functions()
+    others = set().union(*(functions for rule, functions in rules.items() if rule != scale_rule(spec)))
+    return NEVER_SAID | {f"block_view.js:{name}" for name in others - rules[scale_rule(spec)]}
 
 
 def _page_json(spec: FormatSpec, prefix: str) -> str:
-    """The page's data for block_view.js, which quantises edits in the browser: the presets as the box shows them;
-    the words of the elements' fates (English ids) with, on a page in another language, the translations of every
-    word the script says (script_words.py); and the language's grouping symbol, for the numbers a refusal writes
-    as prose_decimal does (1.000 in Turkish)."""
+    """The page's data for block_view.js, which quantises edits in the browser: the presets (the normal values and
+    how each preset is made of them); the words of the elements' fates (English ids) with, on a page in another
+    language, the translations of every word the script can say on this page (script_words.py, but what `unsaid`
+    leaves out); and the language's grouping symbol, for the numbers a refusal writes as prose_decimal does (1.000
+    in Turkish)."""
     limits = {"max_text": MAX_TEXT, "cell": block_present.CELL, "short": block_present.SHORT,
-              "title": block_present.TITLE, "title_digits": block_present.TITLE_DIGITS, "full": block_present.FULL,
-              "chart_height": block_present.CHART_HEIGHT}
+              "title": block_present.TITLE, "full": block_present.FULL, "chart_height": block_present.CHART_HEIGHT}
     words = {"short": dict(block_present.FATE_SHORT), "long": dict(block_present.FATE_WORDS),
-             **(script_words(["block_view.js"], _DATA_WORDS) or {})}
-    presets = {p.id: _lines(p.values(spec.block_size)) for p in PRESETS}
+             **(script_words(["block_view.js"], _DATA_WORDS, unsaid(spec)) or {})}
+    presets = {"normal": _normal(spec.block_size), "rules": {p.id: p.rule() for p in PRESETS}}
     group = get_group_symbol(current_language().locale)
     return embedded_json(block_page_data(spec, prefix, presets, limits, words, group))
 
@@ -186,7 +225,7 @@ def _preset(preset: str, size: int) -> list[str]:
 
 
 def _lines(entries: list[str]) -> str:
-    """A list as the textarea shows it: eight values a line."""
+    """A list as the textarea shows it: eight values a line (block_view.js's presetText too)."""
     return "\n".join(", ".join(entries[i : i + 8]) for i in range(0, len(entries), 8))
 
 

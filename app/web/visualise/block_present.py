@@ -34,8 +34,9 @@ from app.web.visualise.present import BitGroup, Shown, bit_groups, layout_roles,
 
 CELL = 32  # in the element table: "≈" seven digits past this many characters, the exact value in a title
 SHORT = 18  # in the side-by-side table, as CELL
-TITLE = 60  # a title past this many characters holds 40 digits, "≈" (a tiny value's exact decimal has ~150)
-TITLE_DIGITS = 40
+# an exact value past this many characters has no title: a tiny value's exact decimal has ~150 digits, and 64 of
+# them (three a row) would weigh more than the rest of the page; the "≈" seven digits are what the page shows
+TITLE = 60
 FULL = 4000  # the block's absmax and scales: in full, however long
 CHART_HEIGHT = 96  # px of the tallest bar
 # English ids in the page's data for block_view.js; the templates and the script translate them where shown
@@ -46,8 +47,9 @@ FATE_SHORT: dict[Fate, str] = {"kept": N_("rounded"), "saturated": N_("saturated
 
 
 def exact(x: float | Fraction | None, limit: int = CELL) -> Shown:
-    """A float the core computed (exact in binary) or an exact fraction, as the page shows it; None is an exact
-    quantity that a NaN left without a value (as the MSE of a NaN block)."""
+    """A float the core computed (exact in binary) or an exact fraction, as the page shows it (its exact value for
+    a title, where that is at most TITLE characters); None is an exact quantity that a NaN left without a value (as
+    the MSE of a NaN block)."""
     if x is None:
         return Shown("nan", "nan")
     if isinstance(x, float) and not math.isfinite(x):
@@ -56,7 +58,7 @@ def exact(x: float | Fraction | None, limit: int = CELL) -> Shown:
     value = Real(math.copysign(1.0, x) < 0, abs(Fraction(x))) if isinstance(x, float) else Real.of(x)
     short = shown(value, limit) or Shown("0", "0")
     if short.shortened and len(short.full) > max(limit, TITLE):
-        return Shown(short.text, (shown(value, TITLE, TITLE_DIGITS) or short).text)
+        return Shown(short.text, short.text)
     return short
 
 
@@ -102,14 +104,15 @@ class Bar:
 
 
 def _bars(rows: list[ElementRow], errors: list[Fraction | None]) -> list[Bar]:
-    """|error| of each element as bars, linear up to the largest finite |error|; NaN's bar is full height."""
+    """|error| of each element as bars, linear up to the largest finite |error|; NaN's bar is full height. Each
+    bar's tooltip says its |error| as the caption writes numbers (SHORT); the element table has it exactly."""
     top = max((abs(e) for e in errors if e is not None), default=Fraction(0))
     slot = 100 / len(rows)
     bars = []
     for row, error in zip(rows, errors, strict=True):
         share = 1.0 if error is None else float(abs(error) / top) if top else 0.0
         label = gettext("element %(index)s: |error| = %(error)s") % {
-            "index": row.index, "error": "nan" if error is None else exact(abs(error)).text}
+            "index": row.index, "error": "nan" if error is None else exact(abs(error), SHORT).text}
         bars.append(Bar(round(row.index * slot + slot * 0.15, 3), round(slot * 0.7, 3),
                         round(max(share * CHART_HEIGHT, 1.0), 2), row.fate, label))
     return bars

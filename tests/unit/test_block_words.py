@@ -1,0 +1,160 @@
+"""A block page carries the words its script can say, and no others (app/web/visualise/block_page.py's `unsaid`,
+script_words' `unsaid`): what it leaves out is proved never said here, from the scripts' sources. A function the
+page's script never runs (none of what the page's modules import reaches it); a codec encoder's sentences, which are
+the note of the value it stores, and the block view reads no note; and the other scale rules' functions of
+block_view.js, which it calls through its RULES table alone, for the page's own format. The browser tests hold
+what the script says to the server's page word for word in every language (tests/browser/test_block_instant.py),
+which a sentence missing from the data would break."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from app.formats import BLOCK_FORMAT_IDS, FORMATS, scale_rule
+from app.web.platform import script_words as words_module
+from app.web.platform.languages import LANGUAGES, speaking
+from app.web.platform.script_words import SCRIPTS_DIR, script_ids, script_words, top_level
+from app.web.visualise.block_page import _DATA_WORDS, NEVER_SAID, rule_functions, unsaid
+
+IMPORT = re.compile(r'import\s*\{([^}]*)\}\s*from\s*"\./([\w-]+\.js)"')
+NAME = re.compile(r"[A-Za-z_$][\w$]*")
+# a comment on lines of its own (`// ...`, `/* ... */`): no code shares them
+COMMENT = re.compile(r"^[ \t]*(?://[^\n]*|/\*.*?\*/[ \t]*)$", re.M | re.S)
+ENCODERS = {"encodeFloat", "encodeInt", "encodeCodebook"}  # codec.js's: each Phrase of theirs is a stored note
+
+
+def source(module: str) -> str:
+    return (SCRIPTS_DIR / module).read_text()
+
+
+def statements(module: str) -> dict[str | None, str]:
+    """The source of each top-level declaration of a module, by its name (None: the statements declaring none),
+    without the comments on lines of their own."""
+    text = COMMENT.sub(lambda m: "\n" * m[0].count("\n"), source(module))  # the lines kept where they are
+    lines, starts = text.splitlines(), top_level(text)
+    found: dict[str | None, str] = {}
+    for (start, name), after in zip(starts, [*starts[1:], (len(lines) + 1, None)], strict=True):
+        found[name] = found.get(name, "") + "\n".join(lines[start - 1 : after[0] - 1]) + "\n"
+    return found
+
+
+def imports(module: str) -> dict[str, set[str]]:
+    """The names a module imports from each module it imports."""
+    found: dict[str, set[str]] = {}
+    for names, other in IMPORT.findall(source(module)):
+        found.setdefault(other, set()).update(n.split(" as ")[0].strip() for n in names.split(",") if n.strip())
+    return found
+
+
+def closure(entry: str) -> list[str]:
+    """The modules a page's script loads: `entry` and all it imports."""
+    seen, pending = [], [entry]
+    while pending:
+        module = pending.pop(0)
+        if module not in seen:
+            seen.append(module)
+            pending += list(imports(module))
+    return seen
+
+
+def reachable(module: str, entry: str = "block_view.js") -> set[str]:
+    """The top-level declarations of `module` that the page of `entry` can run: from the names the page's other
+    modules import of it and its own top-level statements, every declaration that a reached one names (a name in
+    a string or a comment after code counts too: more is reached, never less)."""
+    declared = statements(module)
+    pending = [n for other in closure(entry) if other != module for n in imports(other).get(module, set())]
+    pending += NAME.findall(declared.get(None, ""))
+    reached: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name in declared and name not in reached and name is not None:
+            reached.add(name)
+            pending += NAME.findall(declared[name])
+    return reached
+
+
+# -- script_words' unsaid: by the top-level function that says a sentence ------------------------------------------
+
+
+def test_a_sentence_is_left_out_only_where_every_function_that_says_it_is(tmp_path: Path, monkeypatch):
+    (tmp_path / "page.js").write_text('import { two } from "./more.js";\nimport { say } from "./words.js";\n\n'
+                                      '/** says one */\nfunction one() {\n  return say("One");\n}\n\n'
+                                      'document.addEventListener("click", () => say("Top"));\n'
+                                      'export const three = () => say("Three",\n  { a: 1 });\n')
+    (tmp_path / "more.js").write_text('import { say } from "./words.js";\n\n'
+                                      'export function two() {\n  say("Two");\n  return say("One");\n}\n')
+    (tmp_path / "words.js").write_text("export const say = (id) => id;\n")
+    monkeypatch.setattr(words_module, "SCRIPTS_DIR", tmp_path)
+    ids = script_ids.__wrapped__  # not the cache of the real scripts
+    assert ids("page.js") == ("One", "Top", "Three", "Two")
+    assert ids("page.js", frozenset({"page.js:one"})) == ("Top", "Three", "Two", "One")  # two says it too
+    assert ids("page.js", frozenset({"page.js:one", "more.js:two", "page.js:three"})) == ("Top",)
+    with pytest.raises(ValueError, match="declares no"):
+        ids("page.js", frozenset({"page.js:four"}))
+
+
+# -- what a block page leaves out is never said -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("entry", sorted(NEVER_SAID))
+def test_what_every_block_page_leaves_out_is_never_run_or_a_note_it_never_reads(entry: str):
+    module, name = entry.split(":")
+    assert module in closure("block_view.js") and name in statements(module)
+    if name not in reachable(module):
+        return  # never run on a block page
+    assert module == "codec.js" and name in ENCODERS, f"{entry} runs on a block page"
+    body = statements(module)[name]
+    # its sentences are Phrases it says nothing of, and it returns only the Rounded value it stores (the Phrase
+    # is that value's note: Rounded keeps its fifth argument as `note`) ...
+    assert not re.search(r"\b(?:say|sayN|InputError)\(|\.said\b", body)
+    assert "new Phrase(" in body
+    returns = re.findall(r"\breturn\b\s*([\w.]+(?:\s+\w+)?)", body)
+    assert returns and set(returns) <= {"stored", "new Rounded"}, returns
+    assert "constructor(encoding, input, overflowed, underflowed, note = null)" in source("codec.js")
+    # ... which no module of the block page reads (codec.js itself says none of its notes)
+    for other in closure("block_view.js"):
+        text = source(other)
+        if other == "codec.js":
+            assert not re.search(r"\.note\b", text)
+        else:
+            assert not re.search(r"\.note\b|[{,]\s*note\s*[,}]", text), other
+
+
+def test_block_view_calls_each_rules_function_through_its_table_alone_for_the_pages_own_format():
+    text, declared = COMMENT.sub("", source("block_view.js")), statements("block_view.js")
+    rules = rule_functions()
+    assert set(rules) == {scale_rule(FORMATS[f]) for f in BLOCK_FORMAT_IDS}
+    table = re.search(r"^const RULES = \{\n.*?\n\};$", text, re.M | re.S)
+    assert table and declared["RULES"].startswith(table[0])
+    outside = text.replace(table[0], "")
+    for name in set().union(*rules.values()):
+        assert name in declared, name
+        # named once besides the table: where it is declared (so no other function calls it)
+        assert len(re.findall(rf"\b{name}\b", outside)) == 1, name
+    assert re.findall(r"\bRULES\b\S*", outside) == ["RULES[d.spec.rule];"]  # one use: the page's format's rule
+    assert "known.spec = known.formats.find((spec) => spec.id === known.format);" in text  # d.spec: the page's
+
+
+@pytest.mark.parametrize("format_id", BLOCK_FORMAT_IDS)
+def test_a_block_page_carries_what_its_script_can_say_and_not_the_rest(format_id: str):
+    spec = FORMATS[format_id]
+    turkish = next(language for language in LANGUAGES if language.code == "tr")
+    with speaking(turkish):
+        words = script_words(["block_view.js"], _DATA_WORDS, unsaid(spec))
+    assert words is not None
+    carried = set(words["sentences"]) | set(words["plurals"])
+    said = {m if isinstance(m, str) else m[0] for m in script_ids("block_view.js", unsaid(spec))}
+    assert carried == said | set(_DATA_WORDS)
+    everything = {m if isinstance(m, str) else m[0] for m in script_ids("block_view.js")}
+    assert "Could not read %(input)s as a number. Accepted: %(accepted)s." in carried  # codec.js's refusals stay
+    assert "element %(index)s: |error| = %(error)s" in carried  # and blocks.js's
+    assert "Too small for this format: flushed to zero (underflow)." in everything - carried  # a note: never shown
+    qlora = next(m for m in everything if m.startswith("QLoRA's NF4"))
+    ocp = next(m for m in everything if m.startswith("OCP MX v1.0: the shared exponent"))
+    two_levels = next(m for m in everything if m.startswith("Two levels"))
+    rule = scale_rule(spec)
+    assert (qlora in carried, ocp in carried, two_levels in carried) == (
+        rule == "absmax", rule == "mx", rule == "nvfp4")
