@@ -25,8 +25,6 @@ _FLOAT32_MANTISSA_BITS = 23
 # From this many elements on, short_float's dozen whole-array operations beat ml_dtypes' cast (element by element);
 # below it, the cast's smaller fixed cost wins (about 1024 for FP8 and FP16, measured 2026-12-07)
 _BIT_ARITHMETIC_FROM = 1024
-# Formats of at most this many mantissa bits round float32 by table (_rounding_table), at any size
-_TABLE_MANTISSA_BITS = 6
 
 
 def round_to_format(x: np.ndarray, spec: FormatSpec, *, saturate: bool = False) -> np.ndarray:
@@ -37,8 +35,6 @@ def round_to_format(x: np.ndarray, spec: FormatSpec, *, saturate: bool = False) 
         return _int_stored(x, spec, saturate).astype(out)
     if spec.kind == "codebook":
         return _codebook_values(spec)[_codebook_codes(x, spec)]
-    if spec.kind == "float" and spec.mantissa_bits <= _TABLE_MANTISSA_BITS and spec.ml_dtype is not None:
-        return _looked_up(x if x.dtype == np.float32 else _working(x, spec, saturate), _rounding_table(spec, saturate))
     rounder = short_float_rounder(spec)
     if rounder is not None and (x.size >= _BIT_ARITHMETIC_FROM or spec.ml_dtype is None):
         return rounder(x if x.dtype == np.float32 else _working(x, spec, saturate), saturate)
@@ -231,25 +227,6 @@ def _wrapped(stored: np.ndarray, spec: FormatSpec) -> np.ndarray:
     if lo:
         stored += lo
     return stored
-
-
-@cache
-def _rounding_table(spec: FormatSpec, saturate: bool) -> np.ndarray:
-    """What the format stores for any float32, as float32, by the float32's top 16 bits and whether any bit below
-    them is set (the key _looked_up makes): with at most 6 mantissa bits the round bit is among the top 16, and the
-    bits below only say whether the value lies exactly on a tie. Made by ml_dtypes' cast of one float32 per key."""
-    keys = np.arange(1 << 17, dtype=np.uint32)
-    patterns = (keys >> 1) << 16 | (keys & 1)
-    return _frozen(_cast(patterns.view(np.float32), spec, saturate).astype(np.float32))
-
-
-def _looked_up(x: np.ndarray, table: np.ndarray) -> np.ndarray:
-    """The stored value of each float32 of x, from its _rounding_table."""
-    bits = x.view(np.uint32)
-    key = bits >> 16
-    key <<= 1
-    np.bitwise_or(key, (bits & 0xFFFF) != 0, out=key)
-    return table.take(key)
 
 
 @cache

@@ -1,6 +1,6 @@
-"""The fast ways of rounding float32 arrays (short_float's bit arithmetic, vector's tables) agree bit for bit with
-ml_dtypes' casts (numpy's for float16), on every float32 exponent, both signs, and every kind of tie and near-tie
-of the bits they drop."""
+"""The fast way of rounding float32 arrays (short_float's bit arithmetic) agrees bit for bit with ml_dtypes' casts
+(numpy's for float16), on every float32 exponent, both signs, and every kind of tie and near-tie of the bits it
+drops; so does round_to_format, whichever way serves it."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ CAST_HELD = [spec for spec in SCALAR_FORMATS if spec.kind == "float" and spec.ml
 @pytest.mark.parametrize("saturate", [False, True], ids=["format_default", "saturate"])
 @pytest.mark.parametrize("size", ["whole", "in 500s"])
 def test_round_to_format_agrees_with_ml_dtypes_cast(spec: FormatSpec, saturate: bool, size: str) -> None:
-    """Whichever way serves the format and the size (a table, bit arithmetic, or the cast itself)."""
+    """Whichever way serves the format and the size (bit arithmetic, or the cast itself)."""
     x = _float32_patterns(spec)
     pieces = [x] if size == "whole" else np.array_split(x, x.size // 500)
     got = np.concatenate([round_to_format(piece, spec, saturate=saturate) for piece in pieces])
