@@ -49,8 +49,8 @@ def encode_bits(x: np.ndarray, spec: FormatSpec, *, saturate: bool = False) -> n
         return (_int_stored(x, spec, saturate).astype(np.int16) & ((1 << spec.bits) - 1)).astype(storage)
     if spec.kind == "codebook":
         return _codebook_codes(x, spec).astype(storage)
-    rounder = short_float_rounder(spec)
-    if spec.ml_dtype is None and rounder is not None:  # a float32 layout with fewer mantissa bits (TF32)
+    # a layout numpy and ml_dtypes lack but short_float serves: float32 with fewer mantissa bits (TF32)
+    if spec.ml_dtype is None and (rounder := short_float_rounder(spec)) is not None:
         drop = _FLOAT32_MANTISSA_BITS - spec.mantissa_bits
         return rounder(_working(x, spec, saturate), saturate).view(np.uint32) >> drop
     bits = _cast(x, spec, saturate).view(storage)

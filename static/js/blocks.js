@@ -28,7 +28,7 @@
 //   explainBlock(result, spec, page): what the block page shows of a one-block result (block_present.block_view).
 //   sideBySide(values, specs, current, page): the same values in every block format (block_present.side_by_side).
 
-import { InputError, decode, encodeValue, parseNumber, pyRepr, shown } from "./codec.js";
+import { InputError, SPACES, decode, encodeValue, parseNumber, pyRepr, shown } from "./codec.js";
 import { absolute, compare, divideToDouble, floatG, fraction, ldexp, ofDouble, readFraction, subtractFromDyadic }
   from "./exact.js";
 import { say } from "./words.js";
@@ -236,7 +236,7 @@ function meanSquare(errors) {
 // -- reading inputs (block_page.py) ---------------------------------------------------------------------------
 
 // Python's \s (str.isspace), commas and semicolons: what block_page._SEPARATORS splits a list on
-const SEPARATORS = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000,;]+/;
+const SEPARATORS = new RegExp(`[${SPACES},;]+`);
 const codePoints = (text) => Array.from(text);
 /** A count as prose_decimal writes it: groups of three digits, apart by the language's symbol (CLDR's pattern
  * #,##0 for every language served). */

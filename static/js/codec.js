@@ -500,8 +500,9 @@ export function ulp(enc) {
 
 // -- reading what a person types (parse.py) ---------------------------------------------------------------
 
-const SPACES = "\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
-  + "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"; // what Python's str.strip() takes away
+/** Python's whitespace (str.isspace): what its str.strip() takes away and str.split() splits on. */
+export const SPACES = "\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+  + "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000";
 const DECIMAL = "([0-9]+)?(?:\\.([0-9]*))?(?:e([+-]?[0-9]+))?";
 const SPECIAL = /^([+-]?)(inf|infinity|nan)$/i;
 const NUMBER = new RegExp(`^([+-]?)${DECIMAL}$`, "i");

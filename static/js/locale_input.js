@@ -5,11 +5,13 @@
 // is read by `typedList`, locale_input.py's `typed_list` (held to it by tests/browser/test_block_instant.py).
 // Whether the page's language writes one, base.html says on <html> (data-decimal-comma).
 
+import { SPACES } from "./codec.js";
+
 // (\s as Python's re.ASCII has it: [ \t\n\r\f\v], not JavaScript's, which has \u00a0, \ufeff and more)
 const COMMA_DECIMAL = /^[ \t\n\r\f\v]*[+\-\u2212]?(?:[0-9]+,[0-9]*|,[0-9]+)(?:[eE][+\-\u2212]?[0-9]+)?[ \t\n\r\f\v]*$/;
 const LIST_MODE = /[;\n]/; // what makes a list's commas decimal commas
 // `;` and Python's \s (str.isspace), what typed_list splits such a list on
-const LIST_SEPARATORS = /[;\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
+const LIST_SEPARATORS = new RegExp(`[;${SPACES}]+`);
 
 const commaPage = () => document.documentElement.hasAttribute("data-decimal-comma");
 

@@ -8,6 +8,7 @@ import { LiveCharts, loadUPlot } from "./train_charts.js";
 import { drawHistograms, makeHistograms } from "./train_histogram.js";
 import { Player } from "./train_player.js";
 import { markStale } from "./train_stale.js";
+import "./train_script.js"; // Take it home: its links and script follow the form
 import { readEvents } from "./train_stream.js";
 import { englishPage, learn, say } from "./words.js";
 

@@ -1,10 +1,7 @@
 // "Take it home" (templates/_train_script.html): the download links and the script shown follow the form, as the
 // URL does. The server writes every script; this builds the links' queries and fetches the first recipe's script.
 
-import { englishPage, learn, say } from "./words.js";
-
-// The page's words, as train.js takes them (a separate module: when train.js is bundled, its words.js is another copy)
-learn(JSON.parse(document.querySelector("[data-train-words]").textContent));
+import { englishPage, say } from "./words.js"; // the page's words, which train.js learns before any event
 
 const section = document.querySelector("[data-take-home]");
 const form = document.querySelector("[data-train-form]");

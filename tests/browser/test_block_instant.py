@@ -17,6 +17,7 @@ from app.formats import BLOCK_FORMAT_IDS
 from app.web.platform.languages import SERVED
 from app.web.platform.locale_input import typed_list
 from app.web.visualise.block_page import PRESETS
+from tests.helpers.page_modules import applied
 
 # What a reader gets from a block section: its text as the browser lays it out (innerText: what is hidden, the JSON
 # block and a chart kept only for its place while the box holds an error are left out; the values box is compared
@@ -179,12 +180,7 @@ def test_the_scripts_reading_of_a_list_is_the_servers(page: Page):
              "\u22120,5; 1", "0,5;\u00a02,5", "0,5;\x1c1,5", "\ufeff0,5; 1", "0x1,8p-3; 1"]
     texts += ["".join(rng.choice("0123456789,.;-e \n\u00a0") for _ in range(rng.randrange(1, 14)))
               for _ in range(400)]
-    module = page.evaluate("document.querySelector('script[src*=\"languages.js\"]').src"
-                           ".replace('languages.js', 'locale_input.js')")
-    got = page.evaluate("""async ([module, texts]) => {
-      const { typedList } = await import(module);
-      return [texts.map((t) => typedList(t, true)), texts.map((t) => typedList(t, false))];
-    }""", [module, texts])
+    got = applied(page, "locale_input.js", "typedList", texts)
     assert got[0] == [typed_list(t, SERVED["tr"]) for t in texts]
     assert got[1] == [typed_list(t, SERVED["en"]) for t in texts] == texts
 

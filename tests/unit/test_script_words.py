@@ -53,14 +53,14 @@ def test_the_comparisons_and_the_block_views_words_follow_their_imports(name: st
 
 
 def test_the_training_pages_words_follow_its_imports():
-    """The page carries the words of train.js and of train_script.js (a module of its own on the page): every
-    train_*.js that says something is one of them or imported by train.js."""
+    """The page carries the words of train.js and what it imports: every train_*.js that says something is
+    imported by train.js."""
     ids = script_ids("train.js")
     assert "Done: %(steps)s steps." in ids  # its own
     assert "Paused. %(where)s" in ids  # train_player.js's
     assert "%(share)s%% below min subnormal, %(zeros)s zero, %(nonfinite)s inf or NaN" in ids  # train_histogram.js's
     assert "%(name)s: predicted value over the input plane at step %(step)s" in ids  # train_boundary.js's
-    page = set(ids) | set(script_ids("train_script.js"))
+    page = set(ids)
     for path in SCRIPTS_DIR.glob("train*.js"):
         assert set(script_ids(path.name)) <= page, path.name
 

@@ -25,7 +25,8 @@ from app.web.platform.translations import translations
 SCRIPTS_DIR = Path(__file__).resolve().parents[3] / "static" / "js"
 # the script's marker calls and what each one's arguments are, as babel.cfg gives them to `make messages`
 KEYWORDS: dict[str, Any] = {"say": (1,), "sayN": (1, 2), "Phrase": (1,), "InputError": (1,)}
-_IMPORT = re.compile(r'\bfrom\s+"\./([\w-]+\.js)"')
+# `import … from "./x.js"` and a module imported for its effect alone, `import "./x.js"`
+_IMPORT = re.compile(r'\b(?:from|import)\s+"\./([\w-]+\.js)"')
 # A line at the margin that begins a top-level statement, and the name it declares, if any; a line that is indented,
 # blank, a comment or the close of a bracket (`}`, `)`, `]`) continues the statement before it.
 _STATEMENT = re.compile(r"[^\s/})\]]")

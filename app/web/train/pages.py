@@ -101,7 +101,7 @@ def _page_context(values: dict[str, Any], prefix: str) -> dict[str, Any]:
         "scenario": scenario, "defaults": defaults,
         "final_columns": FINAL_COLUMNS, "memory_parts": MEMORY_PARTS,
         # the words its scripts say, and the recipes' names (the run's events give them in English), translated
-        "words": script_words(["train.js", "train_script.js"], [r.name for r in RECIPES.values()]),
+        "words": script_words(["train.js"], [r.name for r in RECIPES.values()]),
         "error": None, "error_in_english": False,
         "result": None, "charts": [], "final": [], "memory": [], "model_size": None,
     }
