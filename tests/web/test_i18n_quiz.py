@@ -9,7 +9,7 @@ import json
 import re
 import shutil
 from datetime import UTC, datetime
-from decimal import Decimal
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from pathlib import Path
 
@@ -213,7 +213,8 @@ def _numeric_question(client, code: str) -> tuple[str, str, str, str]:
 def _with_a_decimal_comma(answer: str) -> str:
     """The answer (0.375, 3/8, 65504) as a decimal with a comma, as Turkish and Greek write it: 0,375, 65504,0."""
     value = Fraction(answer)
-    text = format(Decimal(value.numerator) / Decimal(value.denominator), "f")  # exact: the answers terminate
+    with localcontext(prec=2000):  # exact: the answers terminate (BF16's max has 39 digits, past the default 28)
+        text = format(Decimal(value.numerator) / Decimal(value.denominator), "f")
     assert Fraction(text) == value, answer
     return text.replace(".", ",") if "." in text else text + ",0"
 
