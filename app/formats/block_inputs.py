@@ -13,6 +13,7 @@ from app.formats.parse import InputError
 from app.formats.registry import BLOCK_FORMATS, FORMATS, SCALAR_FORMATS
 from app.formats.spec import FormatSpec
 from app.messages import N_
+from app.refusal import quoted
 
 # the block formats, then the scalar formats that are scaled per block (NF4)
 BLOCK_FORMAT_IDS: tuple[str, ...] = (*(f.id for f in BLOCK_FORMATS), *(f.id for f in SCALAR_FORMATS if f.block_size))
@@ -27,7 +28,7 @@ def block_format(format_id: str) -> FormatSpec:
     if spec is None or spec.id not in BLOCK_FORMAT_IDS:
         raise InputError(
             template=N_("%(input)s is not a block format; block quantisation takes one of: %(formats)s."),
-            params={"input": repr(format_id), "formats": ", ".join(BLOCK_FORMAT_IDS)},
+            params={"input": quoted(format_id), "formats": ", ".join(BLOCK_FORMAT_IDS)},
         )
     return spec
 
@@ -44,7 +45,7 @@ def checked_block_size(block_size: int | None, spec: FormatSpec) -> int:
         1 <= block_size <= MAX_BLOCK_SIZE
     ):
         raise InputError(template=N_("block_size must be a whole number from 1 to %(most)s; got %(input)s."),
-                         params={"most": str(MAX_BLOCK_SIZE), "input": repr(block_size)})
+                         params={"most": str(MAX_BLOCK_SIZE), "input": quoted(block_size)})
     return int(block_size)
 
 
@@ -82,7 +83,7 @@ def fp32_vector(values: Sequence[float]) -> np.ndarray:
 def _first_non_number(values: Sequence[Any]) -> InputError:
     for i, item in enumerate(values):
         if isinstance(item, bool) or not isinstance(item, numbers.Real):
-            shown = repr(item) if len(repr(item)) <= 40 else repr(item)[:40] + "…"
+            shown = quoted(item) if len(quoted(item)) <= 40 else quoted(item)[:40] + "…"
             return InputError(
                 template=N_("values[%(index)s] is %(input)s, not a number; give a flat list of numbers, as in "
                             "[0.5, -1.25, 3]."),

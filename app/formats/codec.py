@@ -129,7 +129,8 @@ def _nan_bits(spec: FormatSpec, negative: bool) -> int:
 
 
 # Libraries whose casts saturate where ml_dtypes' gives NaN (the OCP FP8 specification allows both)
-SATURATING = {"float8_e4m3fn": Phrase(N_("PyTorch's .to(torch.float8_e4m3fn) and Transformer Engine"))}
+SATURATING = {"float8_e4m3fn": Phrase(N_("PyTorch's .to(torch.float8_e4m3fn) (since PyTorch 2.12) and "
+                                         "Transformer Engine"))}
 # An encode's note is a Phrase (app/messages.py): as a str, the English that the API and visualiser.js give;
 # pages show it in their language (refusal_sentence)
 

@@ -13,6 +13,7 @@ from app.formats.parse import InputError
 from app.formats.registry import SCALAR_FORMATS
 from app.formats.spec import FormatSpec
 from app.messages import N_, Phrase
+from app.refusal import quoted
 
 CUSTOM_ID = "custom"
 MAX_EXPONENT_BITS = 15  # binary128's
@@ -47,7 +48,7 @@ def nan_style_named(name: str) -> CustomNanStyle:
     """The inf/NaN rule of this name; LayoutError, with the rules there are, for any other."""
     if name not in CUSTOM_NAN_STYLES:
         raise LayoutError(template=N_("Unknown nan_style %(input)s; choose one of: %(styles)s."),
-                          params={"input": repr(name[:40]), "styles": ", ".join(CUSTOM_NAN_STYLES)})
+                          params={"input": quoted(name[:40]), "styles": ", ".join(CUSTOM_NAN_STYLES)})
     return cast(CustomNanStyle, name)
 
 

@@ -9,7 +9,7 @@ from fractions import Fraction
 from app.formats.exact import Real, ten_to
 from app.formats.spec import FormatSpec
 from app.messages import N_, Phrase
-from app.refusal import Refusal
+from app.refusal import Refusal, quoted
 
 MAX_INPUT_LENGTH = 1100  # room for the exact decimal of the smallest float64 subnormal, and more
 MAX_DECIMAL_EXPONENT = 100_000
@@ -47,7 +47,7 @@ class RawBits:
 
 
 def _shown(text: str) -> str:
-    return repr(text if len(text) <= 40 else text[:40] + "…")
+    return quoted(text if len(text) <= 40 else text[:40] + "…")
 
 
 def _clean(text: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.formats.spec import FormatSpec
 from app.messages import N_
-from app.refusal import NotFound
+from app.refusal import NotFound, quoted
 
 
 class UnknownFormatError(NotFound):
@@ -134,4 +134,4 @@ def get_format(format_id: str) -> FormatSpec:
         return FORMATS[format_id]
     except (KeyError, TypeError):
         raise UnknownFormatError(template=N_("Unknown format %(input)s; known formats are: %(formats)s."),
-                                 params={"input": repr(format_id), "formats": ", ".join(FORMATS)}) from None
+                                 params={"input": quoted(format_id), "formats": ", ".join(FORMATS)}) from None

@@ -8,6 +8,7 @@ from typing import Literal, cast, get_args
 
 from app.formats.parse import InputError
 from app.messages import N_
+from app.refusal import quoted
 
 Rounding = Literal["nearest_even", "nearest_away", "toward_zero", "toward_positive", "toward_negative", "stochastic"]
 ROUNDINGS: tuple[str, ...] = get_args(Rounding)
@@ -20,7 +21,7 @@ def rounding_mode(name: str) -> Rounding:
     """The rounding mode of this name; InputError, with the modes there are, for any other name."""
     if name not in ROUNDINGS:
         raise InputError(template=N_("Unknown rounding %(input)s; choose one of: %(modes)s."),
-                         params={"input": repr(name[:40]), "modes": ", ".join(ROUNDINGS)})
+                         params={"input": quoted(name[:40]), "modes": ", ".join(ROUNDINGS)})
     return cast(Rounding, name)
 
 
@@ -28,7 +29,7 @@ def overflow_policy(name: str) -> OverflowPolicy:
     """The overflow policy of this name; InputError, with the policies there are, for any other name."""
     if name not in OVERFLOW_POLICIES:
         raise InputError(template=N_("Unknown overflow policy %(input)s; choose one of: %(policies)s."),
-                         params={"input": repr(name[:40]), "policies": ", ".join(OVERFLOW_POLICIES)})
+                         params={"input": quoted(name[:40]), "policies": ", ".join(OVERFLOW_POLICIES)})
     return cast(OverflowPolicy, name)
 
 

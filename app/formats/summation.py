@@ -29,7 +29,7 @@ from app.formats.registry import FORMATS
 from app.formats.spec import FormatSpec
 from app.formats.vector import round_to_format
 from app.messages import N_
-from app.refusal import Refusal
+from app.refusal import Refusal, quoted
 
 __all__ = [
     "SUMMABLE_FORMATS",
@@ -254,7 +254,7 @@ def sum_values(values: np.ndarray, spec: FormatSpec, counts: np.ndarray, methods
             out.append(Summed(method, sums, float(sums[-1]), None, None))
         else:
             raise NotSummableError(template=N_("%(input)s is not a summation method; choose from %(methods)s."),
-                                   params={"input": repr(method), "methods": ", ".join(SUMMATION_METHODS)})
+                                   params={"input": quoted(method), "methods": ", ".join(SUMMATION_METHODS)})
     return out
 
 
@@ -263,5 +263,5 @@ def summable(format_id: str) -> FormatSpec:
     spec = FORMATS.get(format_id)
     if spec is None or format_id not in SUMMABLE_FORMATS:
         raise NotSummableError(template=N_("%(input)s is not a format summed here; choose one of %(formats)s."),
-                               params={"input": repr(format_id[:40]), "formats": ", ".join(SUMMABLE_FORMATS)})
+                               params={"input": quoted(format_id[:40]), "formats": ", ".join(SUMMABLE_FORMATS)})
     return spec

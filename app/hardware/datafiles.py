@@ -15,7 +15,7 @@ from typing import Any
 
 __all__ = [
     "DATA_DIR", "DataFileError", "MeasuredFile", "Peak", "PublishedAccelerator", "load_measured", "load_published",
-    "load_training",
+    "load_training", "published_peak",
 ]
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "hardware"
@@ -40,6 +40,7 @@ class Peak:
     sparse: float | None  # the maker's figure with 2:4 structured sparsity, where it quotes one
     unit: str  # TFLOP/s or TOPS
     source: str
+    accumulate: str | None = None  # the accumulator's format where the maker quotes rates per accumulator (GeForce)
 
 
 @dataclass(frozen=True)
@@ -52,8 +53,10 @@ class PublishedAccelerator:
     peaks: tuple[Peak, ...]
 
     def peak_for(self, format_id: str) -> Peak | None:
-        """The highest dense peak for a format: FP64 products run on the FP64 tensor cores where there are some."""
-        return max((p for p in self.peaks if p.format == format_id), key=lambda p: p.dense, default=None)
+        """The highest dense peak for a format: FP64 products run on the FP64 tensor cores where there are some. A
+        rate with FP16 accumulation is left out: the lab's matrix products accumulate in FP32."""
+        return max((p for p in self.peaks if p.format == format_id and p.accumulate != "float16"),
+                   key=lambda p: p.dense, default=None)
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,12 @@ def load_published(path: Path = PUBLISHED_FILE) -> tuple[PublishedAccelerator, .
     except (KeyError, TypeError) as error:
         raise DataFileError(f"{path.name}: an accelerator or peak lacks a field or has an unknown one ({error}).") \
             from None
+
+
+def published_peak(accelerator_id: str, label: str) -> Peak:
+    """One published figure, by accelerator id and the peak's label, for the guides that quote it."""
+    accelerator = next(a for a in load_published() if a.id == accelerator_id)
+    return next(p for p in accelerator.peaks if p.label == label)
 
 
 def load_measured(directory: Path = MEASURED_DIR) -> tuple[MeasuredFile, ...]:

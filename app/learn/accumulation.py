@@ -17,7 +17,7 @@ from app.formats.exact import Real
 from app.formats.summation import SUMMATION_METHODS, Summed, exact_prefix_sums, sum_values, summable
 from app.formats.vector import round_to_format
 from app.messages import N_
-from app.refusal import Refusal
+from app.refusal import Refusal, quoted
 
 __all__ = [
     "ACCUMULATION_DISTRIBUTIONS",
@@ -65,7 +65,7 @@ def parse_count(text: str) -> int:
         raise AccumulationInputError(
             template=N_("n must be a whole number of values from 1 to %(most)s, such as 10000 or 1e6; "
                         "%(text)s is not."),
-            params={"most": f"{MAX_VALUES:,}", "text": repr(text[:40])})
+            params={"most": f"{MAX_VALUES:,}", "text": quoted(text[:40])})
     return count
 
 
@@ -75,7 +75,7 @@ def parse_seed(text: str) -> int:
     if not (cleaned.isdigit() and cleaned.isascii() and len(cleaned) <= 10 and int(cleaned) <= MAX_SEED):
         raise AccumulationInputError(template=N_("The seed must be a whole number from 0 to %(most)s; "
                                                  "%(text)s is not."),
-                                     params={"most": f"{MAX_SEED:,}", "text": repr(text[:40])})
+                                     params={"most": f"{MAX_SEED:,}", "text": quoted(text[:40])})
     return int(cleaned)
 
 
@@ -84,14 +84,14 @@ def parse_methods(names: list[str]) -> tuple[str, ...]:
     unknown = [name for name in names if name not in SUMMATION_METHODS]
     if unknown:
         raise AccumulationInputError(template=N_("%(name)s is not a summation method; choose from %(known)s."),
-                                     params={"name": repr(unknown[0][:40]), "known": ", ".join(SUMMATION_METHODS)})
+                                     params={"name": quoted(unknown[0][:40]), "known": ", ".join(SUMMATION_METHODS)})
     return tuple(m for m in SUMMATION_METHODS if m in names) if names else tuple(SUMMATION_METHODS)
 
 
 def _distribution(name: str) -> str:
     if name not in ACCUMULATION_DISTRIBUTIONS:
         raise AccumulationInputError(template=N_("%(name)s is not a distribution here; choose from %(known)s."),
-                                     params={"name": repr(name[:40]), "known": ", ".join(ACCUMULATION_DISTRIBUTIONS)})
+                                     params={"name": quoted(name[:40]), "known": ", ".join(ACCUMULATION_DISTRIBUTIONS)})
     return name
 
 

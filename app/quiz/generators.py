@@ -240,7 +240,8 @@ def _overflow(format_id: str, value: str) -> SingleChoice:
         Choice.of("NaN", Message(
             N_("With no infinity to go to, ml_dtypes' cast gives NaN in this format unless saturation (±max) is "
                "asked for. Other libraries choose differently, as the OCP FP8 specification allows: PyTorch's "
-               ".to(torch.float8_e4m3fn) and Transformer Engine saturate to ±max.") if default == "nan" else
+               ".to(torch.float8_e4m3fn) saturates to ±max since PyTorch 2.12, and Transformer Engine's casts "
+               "saturate too.") if default == "nan" else
             N_("%(format)s does not turn overflow into NaN."), facts)),
         Choice.of(Message(N_("%(sign)s%(max)s, the most negative finite value (saturation)") if x.negative else
                           N_("%(sign)s%(max)s, the largest finite value (saturation)"), facts), Message(

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any, TypeVar, cast
 
 from app.messages import N_
-from app.refusal import Refusal
+from app.refusal import Refusal, quoted
 from app.training import budget
 from app.training.data import DATASETS, DatasetId
 from app.training.model import ACTIVATIONS, ActivationId
@@ -115,10 +115,10 @@ def _check(settings: dict[str, Any]) -> None:
         value = settings[name]
         if name in _INTEGERS and (isinstance(value, bool) or not isinstance(value, int)):
             raise ConfigError(template=N_("%(name)s must be a whole number, not %(value)s."),
-                              params={"name": name, "value": repr(value)})
+                              params={"name": name, "value": quoted(value)})
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
             raise ConfigError(template=N_("%(name)s must be a finite number, not %(value)s."),
-                              params={"name": name, "value": repr(value)})
+                              params={"name": name, "value": quoted(value)})
         if value < low:
             raise ConfigError(template=N_("%(name)s must be at least %(low)s (got %(value)s)."),
                               params={"name": name, "low": f"{low:g}", "value": f"{value:g}"})

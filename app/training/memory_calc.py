@@ -3,7 +3,7 @@
 Bytes are exact Fractions; GB is 10^9 bytes, GiB 2^30. Activations, the KV cache, temporary buffers and the
 framework's own memory are not counted: these are the parameter-proportional parts only.
 
-ZeRO (Rajbhandari et al. 2020) partitions over N data-parallel devices: stage 1 the optimizer states (which
+ZeRO (Rajbhandari et al., 2020) partitions over N data-parallel devices: stage 1 the optimizer states (which
 include the FP32 master weights, as in the paper's K = 12 for mixed-precision Adam), stage 2 also the gradients,
 stage 3 also the weights. Per device, mixed-precision Adam: 2Ψ + 2Ψ + 12Ψ/N, 2Ψ + 14Ψ/N and 16Ψ/N bytes.
 """
@@ -17,6 +17,7 @@ from fractions import Fraction
 
 from app.formats import FORMATS, FormatSpec, InputError
 from app.messages import N_, Phrase
+from app.refusal import quoted
 from app.training.optim import OPTIMIZERS, OptimizerId
 from app.training.recipes import RECIPES, Recipe, bytes_per_param
 
@@ -33,8 +34,8 @@ MAX_PARAMS = 10**15  # a thousand times the largest published models: beyond thi
 MAX_DEVICES = 1_000_000
 ZERO_STAGES = (0, 1, 2, 3)
 # the first ZeRO stage that partitions each part of the training state
-_ZERO_SHARDS_FROM = {"master_weights": 1, "optimizer_states": 1, "gradients": 2, "weights": 3}
-_PARTS = ("weights", "master_weights", "gradients", "optimizer_states")
+_ZERO_SHARDS_FROM = {"master_weights": 1, "optimizer_states": 1, "gradients": 2, "weights": 3, "weight_copies": 3}
+_PARTS = ("weights", "weight_copies", "master_weights", "gradients", "optimizer_states")
 # E8M0 is the MX scale format (no zero, no sign): it cannot hold weights on its own
 WEIGHT_FORMATS: tuple[FormatSpec, ...] = tuple(f for f in FORMATS.values() if f.id != "float8_e8m0fnu")
 
@@ -76,12 +77,12 @@ def parse_param_count(text: str) -> int:
     match = _PARAMS.fullmatch(cleaned) if len(cleaned) <= 40 else None
     if match is None:
         raise InputError(template=N_("Cannot read %(text)s as a number of parameters; write it as %(examples)s."),
-                         params={"text": repr(cleaned[:40]), "examples": _PARAMS_EXAMPLES})
+                         params={"text": quoted(cleaned[:40]), "examples": _PARAMS_EXAMPLES})
     number = Decimal(match["number"].replace(",", "").replace("_", ""))
     count = Fraction(number) * Fraction(10) ** int(match["exp"] or 0) * _SUFFIXES[match["suffix"].lower()]
     if not 1 <= count <= MAX_PARAMS:
         raise InputError(template=N_("The number of parameters must be from 1 to 10^15 (a thousand trillion); "
-                                    "%(text)s is outside that."), params={"text": repr(cleaned[:40])})
+                                    "%(text)s is outside that."), params={"text": quoted(cleaned[:40])})
     return round(count)
 
 
@@ -91,7 +92,7 @@ def parse_devices(text: str) -> int:
     if not (cleaned.isascii() and cleaned.isdigit() and len(cleaned) <= 7 and 1 <= int(cleaned) <= MAX_DEVICES):
         raise InputError(template=N_("The number of accelerators must be a whole number from 1 to %(most)s; "
                                     "%(text)s is not."),
-                         params={"most": f"{MAX_DEVICES:,}", "text": repr(cleaned[:40])})
+                         params={"most": f"{MAX_DEVICES:,}", "text": quoted(cleaned[:40])})
     return int(cleaned)
 
 
@@ -114,7 +115,8 @@ def _sharded_parts(stage: int) -> set[str]:
 
 def zero_per_device(recipe: Recipe, optimizer: OptimizerId, n_params: int, devices: int,
                     stage: int) -> dict[str, Fraction]:
-    """Bytes per device of each part (weights, master_weights, gradients, optimizer_states) and the total."""
+    """Bytes per device of each part (weights, weight_copies, master_weights, gradients, optimizer_states) and the
+    total."""
     sharded = _sharded_parts(stage)
     per_param = bytes_per_param(recipe, optimizer)
     parts = {part: Fraction(per_param[part] * n_params, devices if part in sharded else 1) for part in _PARTS}
@@ -135,21 +137,21 @@ def min_devices(recipe: Recipe, optimizer: OptimizerId, n_params: int, stage: in
 def parse_zero_stage(text: str) -> int:
     if text.strip() not in {str(stage) for stage in ZERO_STAGES}:
         raise InputError(template=N_("The ZeRO stage must be one of %(stages)s; %(text)s is not."),
-                         params={"stages": ", ".join(map(str, ZERO_STAGES)), "text": repr(text[:40])})
+                         params={"stages": ", ".join(map(str, ZERO_STAGES)), "text": quoted(text[:40])})
     return int(text)
 
 
 def recipe_named(recipe_id: str) -> Recipe:
     if recipe_id not in RECIPES:
         raise InputError(template=N_("Unknown recipe %(name)s; choose one of: %(known)s."),
-                         params={"name": repr(recipe_id[:40]), "known": ", ".join(RECIPES)})
+                         params={"name": quoted(recipe_id[:40]), "known": ", ".join(RECIPES)})
     return RECIPES[recipe_id]
 
 
 def optimizer_named(optimizer: str) -> OptimizerId:
     if optimizer not in OPTIMIZERS:
         raise InputError(template=N_("Unknown optimizer %(name)s; choose one of: %(known)s."),
-                         params={"name": repr(optimizer[:40]), "known": ", ".join(OPTIMIZERS)})
+                         params={"name": quoted(optimizer[:40]), "known": ", ".join(OPTIMIZERS)})
     return optimizer
 
 
@@ -159,7 +161,7 @@ def weight_format_named(format_id: str) -> FormatSpec:
         # not every id: the list grows with the registry, and the sentence must stay one
         raise InputError(template=N_("Unknown weight format %(name)s; choose the id of any format in GET "
                                     "/api/formats but float8_e8m0fnu (which has no zero or sign), such as bfloat16, "
-                                    "float8_e4m3fn, int4, nf4 or mxfp4."), params={"name": repr(format_id[:40])})
+                                    "float8_e4m3fn, int4, nf4 or mxfp4."), params={"name": quoted(format_id[:40])})
     return spec
 
 

@@ -1,8 +1,10 @@
 """The training recipes (DESIGN.md section 3), as data: which format each part of a step is held in.
 
-Memory per parameter follows the usual accounting (ZeRO, Rajbhandari et al. 2020): the weights the
-matrix products read, an FP32 master copy where there is one, the gradients, and the optimizer states
-(FP32 here). Adam in FP32 and Adam in mixed precision both come to 16 bytes per parameter.
+Memory per parameter follows the usual accounting (ZeRO, Rajbhandari et al., 2020): the weights as the model keeps
+them, the low-precision copies of them that the matrix products read where a recipe adds such copies (FP8: Transformer
+Engine keeps BF16 parameters and adds FP8 copies), an FP32 master copy where there is one, the gradients, and the
+optimizer states (FP32 here). Adam in FP32 and Adam in mixed precision both come to 16 bytes per parameter; FP8
+training as Transformer Engine does it comes to 17: it saves activation memory and time, not parameter memory.
 
 Each recipe also has the colour and dash pattern every chart draws it with, so that a new recipe needs no
 stylesheet edit: colours of a colour-blind-safe palette (after Okabe and Ito), one for light and one for dark
@@ -42,6 +44,7 @@ class Recipe:
     gradient: str  # format of the gradient operand of the backward matrix products
     output: str  # format every matrix product's output is rounded to: activations, biases, all gradients
     weights: str  # format of the weights as stored for the matrix products
+    parameters: str  # format the model keeps its parameters in: `weights`, or wider where `weights` are copies
     master_weights: bool  # an FP32 copy takes the optimizer's updates; `weights` is rounded from it
     loss_scaling: LossScaling
     delayed_scaling: bool  # FP8: per-tensor scales from an amax history (Transformer Engine)
@@ -51,10 +54,11 @@ class Recipe:
 
 
 def _recipe(id: RecipeId, name: str, compute: str, *, gradient: str | None = None, output: str | None = None,
-            weights: str | None = None, master: bool = True, scaling: LossScaling = "none",
-            delayed: bool = False, summary: str, colour: tuple[str, str], dash: tuple[int, ...] = ()) -> Recipe:
+            weights: str | None = None, parameters: str | None = None, master: bool = True,
+            scaling: LossScaling = "none", delayed: bool = False, summary: str, colour: tuple[str, str],
+            dash: tuple[int, ...] = ()) -> Recipe:
     return Recipe(id, name, compute, gradient or compute, output or compute, weights or compute,
-                  master, scaling, delayed, summary, Colour(*colour), dash)
+                  parameters or weights or compute, master, scaling, delayed, summary, Colour(*colour), dash)
 
 
 RECIPES: dict[RecipeId, Recipe] = {r.id: r for r in (
@@ -83,7 +87,7 @@ RECIPES: dict[RecipeId, Recipe] = {r.id: r for r in (
             summary=N_("Pure BF16: the update w + Δ is rounded back to BF16, 8 significant bits."),
             colour=("#6a4fb0", "#b49cf2"), dash=(6, 2, 2, 2)),
     _recipe("fp8_hybrid_delayed", N_("FP8 hybrid, delayed scaling"), "float8_e4m3fn", gradient="float8_e5m2",
-            output="bfloat16", delayed=True,
+            output="bfloat16", parameters="bfloat16", delayed=True,
             summary=N_("E4M3 forward, E5M2 backward, per-tensor scales from an amax history; BF16 outputs."),
             colour=("#7a6a00", "#d8cb52"), dash=(1, 2)),
 )}
@@ -94,9 +98,11 @@ def _bytes(format_id: str) -> int:
 
 
 def bytes_per_param(recipe: Recipe, optimizer: OptimizerId) -> dict[str, int]:
-    """Bytes each parameter costs: weights, master weights, gradients, optimizer states, and the total."""
+    """Bytes each parameter costs: weights, their low-precision copies, master weights, gradients, optimizer
+    states, and the total."""
     parts = {
-        "weights": _bytes(recipe.weights),
+        "weights": _bytes(recipe.parameters),
+        "weight_copies": _bytes(recipe.weights) if recipe.weights != recipe.parameters else 0,
         "master_weights": 4 if recipe.master_weights else 0,
         "gradients": _bytes(recipe.output),
         "optimizer_states": OPTIMIZERS[optimizer].state_bytes_per_param,

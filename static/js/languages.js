@@ -6,7 +6,7 @@
 import { switchHref } from "./locale_links.js";
 
 function update() {
-  for (const nav of document.querySelectorAll("[data-language-switch]")) {
+  for (const nav of document.querySelectorAll("[data-language-switch], [data-translation-note]")) {
     const here = nav.dataset.languagePrefix || "";
     for (const link of nav.querySelectorAll("a[data-language-link]")) {
       const href = switchHref(location.pathname, location.search, here, link.dataset.languagePrefix || "",
@@ -25,7 +25,9 @@ window.addEventListener("popstate", update);
 document.addEventListener("language:moved", update); // for a script that moves the URL on no event above
 for (const name of ["pointerdown", "focusin", "contextmenu", "mouseover"]) {
   document.addEventListener(name, (event) => {
-    if (event.target instanceof Element && event.target.closest("[data-language-switch]")) update();
+    if (event.target instanceof Element && event.target.closest("[data-language-switch], [data-translation-note]")) {
+      update();
+    }
   });
 }
 update();

@@ -135,3 +135,32 @@ def test_block_scaled_fp4_is_explained_with_links(client: TestClient) -> None:
     for href in ("/visualise/float4_e2m1fn", "/learn/quantisation"):
         assert f'href="{href}' in paragraph
         assert client.get(href).status_code == 200
+
+
+def _accelerator(accelerator_id: str) -> dict[str, Any]:
+    document = json.loads((DATA_DIR / "published_peaks.json").read_text(encoding="utf-8"))
+    return next(a for a in document["accelerators"] if a["id"] == accelerator_id)
+
+
+def test_mi300x_fp32_shows_its_vector_figure_beside_the_matrix_one(client: TestClient) -> None:
+    fp32 = [p for p in _accelerator("mi300x")["peaks"] if p["format"] == "float32"]
+    assert sorted((p["engine"], p["dense"]) for p in fp32) == [("tensor", 163.4), ("vector", 163.4)]
+    column = [a.id for a in load_published()].index("mi300x")
+    cell = _row(client.get("/learn/hardware").text, "FP32")[column]
+    assert cell.count('data-dense="163.4">163.4') == 2 and ">vector<" in cell and ">matrix<" in cell
+
+
+def test_b200_tf32_is_nvidias_per_gpu_figure() -> None:
+    tf32 = next(p for p in _b200()["peaks"] if p["format"] == "tfloat32")
+    assert (tf32["dense"], tf32["sparse"]) == (1100, 2200) and "per-GPU table" in tf32["source"]
+
+
+def test_rtx_4090_quotes_each_accumulator_and_measurements_compare_with_fp32_accumulation(client: TestClient) -> None:
+    rtx = next(a for a in load_published() if a.id == "rtx-4090")
+    fp16 = {p.accumulate: p.dense for p in rtx.peaks if p.format == "float16"}
+    assert fp16 == {"float16": 330.3, "float32": 165.2}
+    assert rtx.peak_for("float16").dense == 165.2  # the lab's matrix products accumulate in FP32
+    column = [a.id for a in load_published()].index("rtx-4090")
+    cell = _row(client.get("/learn/hardware").text, "FP16")[column]
+    assert "330.3 <small class=\"engine\">FP16 accumulation</small>" in cell
+    assert "165.2 <small class=\"engine\">FP32 accumulation</small>" in cell

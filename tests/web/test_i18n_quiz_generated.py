@@ -224,7 +224,8 @@ ENGLISH = {
         [("−infinity", "FP8 E4M3 (OCP) has no infinity to overflow to."),
          ("NaN", "With no infinity to go to, ml_dtypes' cast gives NaN in this format unless saturation (±max) is "
                  "asked for. Other libraries choose differently, as the OCP FP8 specification allows: PyTorch's "
-                 ".to(torch.float8_e4m3fn) and Transformer Engine saturate to ±max."),
+                 ".to(torch.float8_e4m3fn) saturates to ±max since PyTorch 2.12, and Transformer Engine's casts "
+                 "saturate too."),
          ("−448, the most negative finite value (saturation)",
           "Saturation is an option of a cast, not ml_dtypes' default in this format.")]),
     "gen:overflow:float6_e3m2fn:254": (

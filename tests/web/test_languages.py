@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import re
+from html import unescape
 from urllib.parse import urlsplit
 
 import pytest
@@ -131,12 +132,22 @@ def test_a_translated_page_says_its_content_is_in_its_language(client, url):
         assert attrs_of(page, "html")["lang"] == attrs_of(page, "main")["lang"] == prefix[1:]
 
 
-def test_the_footer_says_the_translation_is_an_unreviewed_machine_draft(client):
-    assert "data-translation-note" not in client.get("/formats").text
+@pytest.mark.parametrize("url", ["/formats", "/visualise/float16?value=0.1&rounding=toward_zero", "/learn/glossary",
+                                 "/embed/visualise/float16?value=0.1", "/embed/compare?value=0.3", "/embed/train"])
+def test_a_translated_page_or_embed_says_first_that_it_is_an_unreviewed_machine_draft(client, url):
+    assert "data-translation-note" not in client.get(url).text
     for prefix in PREFIXES:
-        (_, note), = found(client.get(prefix + "/formats").text, having="data-translation-note")
+        page = client.get(prefix + url).text
         assert not catalog_info(prefix[1:]).reviewed  # each catalog's header says so (tests/unit/test_catalogs.py)
-        assert note and "reviewed" not in note  # in the page's language, not English
+        (attributes, note), = found(page, having="data-translation-note")
+        body = page.split("<body>", 1)[1]
+        # one line at the top: nothing of the page's own comes before it but the header (or a frame's switcher)
+        assert body.index("data-translation-note") < body.index("<main")
+        assert note and "English page" not in note and "reviewed" not in note  # in the page's language
+        line = page.split("data-translation-note", 1)[1].split("</p>")[0]
+        (link,) = re.findall(r'<a href="([^"]*)" hreflang="en"', line)
+        assert unescape(link) == url  # the same page, in the same state, in English
+        assert "data-translation-note" not in page.split("</main>", 1)[1]  # and not again in the footer
 
 
 # -- the switcher -------------------------------------------------------------------------------

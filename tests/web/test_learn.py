@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from fractions import Fraction
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -13,6 +15,7 @@ import pytest
 from app.formats import FORMATS, Real, decode, encode, get_format, next_up, parse_number, ulp
 from app.formats.blocks import quantize_blocks
 from app.formats.vector import round_to_format
+from app.hardware.datafiles import DATA_DIR
 from app.learn import DISTRIBUTIONS, SCALES, measure_formats, sample_tensor
 from app.learn.sample_error import MEASURED_FORMATS, SAMPLE_SIZE
 from app.training import RECIPES, bytes_per_param
@@ -452,19 +455,26 @@ def test_e4m3_overflow_is_told_as_each_library_does_it(client):
     assert (f"Values up to {midpoint}, the midpoint between {e4m3.max} and the {beyond} that the NaN pattern 0x7f"
             in text)
     assert f"values above {midpoint}" in text and "become NaN" in text
-    assert "PyTorch's <code>.to(torch.float8_e4m3fn)</code> (2.13, the version this project pins) saturates to ±448" \
-        in text
-    assert "Transformer Engine saturates too" in text and "__NV_SATFINITE" in text
+    # The PyTorch claim is run (tests/unit/formats/test_format_edges.py casts with the pinned torch); the earlier
+    # versions' NaN and Transformer Engine's __NV_SATFINITE are cited, and the page says so
+    assert "PyTorch's <code>.to(torch.float8_e4m3fn)</code> saturates to ±448 since PyTorch 2.12" in text
+    assert "(run here with 2.13, the version this project pins)" in text
+    assert "Earlier versions gave NaN from 480 up" in text
+    assert "Transformer Engine saturates too" in text
+    assert "__NV_SATFINITE</code> (cited from its source, not run here)" in text
     assert "a conversion may saturate to the largest value or not (its saturation mode)" in text
     assert 'href="/visualise/float8_e4m3fn?value=470"' in text
     assert 'href="/visualise/float8_e4m3fn?value=470&amp;overflow=saturate"' in text
-    assert "NaN as ml_dtypes casts it (PyTorch would saturate to 448)" in text
+    assert "NaN as ml_dtypes casts it (PyTorch's cast saturates to 448 since PyTorch 2.12)" in text
     assert f"values above {midpoint}" in term_text(client, "nan")
-    assert "Transformer Engine saturate to ±448" in term_text(client, "saturation")
+    saturation = term_text(client, "saturation")
+    assert "float8_e4m3fn (since PyTorch 2.12) and Transformer Engine saturate to ±448" in saturation
+    assert "448 (PyTorch since 2.12, Transformer Engine)" in term_text(client, "fp8-e4m3")
     assert f"Past {midpoint} a cast gives NaN (ml_dtypes) or, saturating, 448" in term_text(client, "fp8-e4m3")
     quantisation = prose(client.get("/learn/quantisation").text)
     assert "past 448 into NaN" not in quantisation
-    assert f"values above {midpoint} into NaN (a saturating cast, as in PyTorch, would store 448)" in quantisation
+    assert f"values above {midpoint} into NaN (a saturating cast, as PyTorch's since 2.12, would store 448)" \
+        in quantisation
 
 
 def test_e5m2_overflows_to_infinity_from_the_midpoint_above_its_max(client):
@@ -555,16 +565,29 @@ def test_the_stochastic_rounding_section_states_what_the_core_does(client):
     assert 'href="/learn/glossary#stochastic-rounding"' in text
 
 
+def _published(accelerator_id: str) -> dict:
+    """An accelerator as data/hardware/published_peaks.json has it, read directly, not through the page's loader."""
+    document = json.loads((DATA_DIR / "published_peaks.json").read_text(encoding="utf-8"))
+    return next(a for a in document["accelerators"] if a["id"] == accelerator_id)
+
+
 def test_the_fp16_accumulation_section_states_the_trade(client):
     f16 = get_format("float16")
     assert spacing(f16, 2048) == 2 and stored(f16, "2049") == 2048
     text = section(client.get(MP).text, "fp16-accumulation")
     assert "<code>CUBLAS_COMPUTE_16F</code>" in text
-    fp16_acc, fp32_acc = Fraction("165.2"), Fraction("82.6")
-    assert fp16_acc == 2 * fp32_acc and "twice the rate" in text
-    assert "RTX 4090 165.2 dense TFLOP/s in FP16 with FP16 accumulation, against 82.6 with FP32" in text
+    rtx = {p["label"]: p for p in _published("rtx-4090")["peaks"]}
+    fp16_acc, fp32_acc = (rtx[f"FP16 Tensor Core, {a} accumulate"] for a in ("FP16", "FP32"))
+    assert {fp16_acc["dense"], fp32_acc["dense"]} == {330.3, 165.2}  # Appendix A's rows, not the TF32 row's 82.6
+    assert all("Ada GPU Architecture whitepaper, Appendix A" in p["source"] for p in (fp16_acc, fp32_acc))
+    assert round(fp16_acc["dense"] / fp32_acc["dense"]) == 2 and "twice the rate" in text
+    assert (f"RTX 4090 {fp16_acc['dense']} dense TFLOP/s in FP16 with FP16 accumulation, against {fp32_acc['dense']} "
+            "with FP32") in text
     assert "“NVIDIA ADA GPU Architecture” whitepaper (Appendix A)" in text
     assert "same peak rate as FP32 accumulation" in text
+    for switch, default in (("allow_fp16_accumulation", "False"), ("allow_fp16_reduced_precision_reduction", "True")):
+        assert re.search(rf"{switch}[^.]*{default} by default", text), switch
+    assert "split-K" in text and "<code>allow_bf16_reduced_precision_reduction</code>" in text
     assert "has reached 2048 can no longer add 1, because the spacing there is 2" in text
     assert 'href="/visualise/float16?value=2049">2049 is stored as 2048' in text
     assert "swamping" in text and "for inference" in text
@@ -584,6 +607,8 @@ def test_the_fp8_scaling_section_names_each_way_and_its_source(client):
     assert e5m2.mantissa_bits == 2 and e5m2.epsilon == Fraction(1, 4)  # so half an ULP is 1/8 of a value at most
     assert f"E5M2 has 2 mantissa bits, so its relative rounding error is up to {power(-3)} = 12.5%" in text
     assert "arXiv:2209.05433" in text and "E4M3 throughout" in text
+    assert "<code>Float8BlockScaling</code> is DeepSeek-V3's scheme" in text
+    assert "<code>MXFP8BlockScaling</code> is MXFP8 (blocks of 32 with E8M0" in text
 
 
 def test_the_optimizer_states_section_counts_bytes_the_core_agrees_with(client):
@@ -620,3 +645,24 @@ def test_nf4_stores_only_an_exact_zero_without_error(client):
     text = prose(client.get("/learn/quantisation").text)
     assert "weights that are exactly zero, such as padding, are stored without error" in text
     assert "a weight close enough to zero rounds to 0, and its error is the weight itself" in text
+
+
+def test_cpus_that_compute_in_fp16_are_named(client):
+    """Cited, not run: Arm's FEAT_FP16 (Armv8.2-A) and Intel's AVX512-FP16 compute in FP16; F16C only converts."""
+    text = prose(client.get("/learn/number-formats").text)
+    assert "CPUs mostly only convert" not in text
+    assert "Arm from Armv8.2-A (FEAT_FP16)" in text and "Intel's AVX512-FP16" in text
+    assert "older x86 CPUs only convert to and from it (F16C)" in text
+
+
+def test_the_zero_paper_is_cited_one_way_everywhere():
+    """Rajbhandari et al., “ZeRO: Memory Optimizations Toward Training Trillion Parameter Models”, SC20: 2020, also
+    in the quiz banks of every language (the quiz said 2019, the year of its arXiv preprint)."""
+    root = Path(__file__).resolve().parents[2]
+    sources = [*root.glob("templates/**/*.html"), *root.glob("quiz/**/*.txt")]
+    cited = [(path.name, " ".join(text.split())) for path in sources
+             if "Rajbhandari" in (text := path.read_text(encoding="utf-8"))]
+    assert len(cited) >= 2
+    for name, text in cited:
+        for citation in re.findall(r"Rajbhandari[^)]*\)", text):
+            assert re.fullmatch(r"Rajbhandari \S+ \S*,? 2020(, SC20, arXiv:1910\.02054)?\)", citation), (name, citation)

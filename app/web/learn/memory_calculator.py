@@ -39,6 +39,7 @@ router = APIRouter()
 DEFAULTS = {"params": "7B", "format": "bfloat16", "recipe": "bf16", "optimizer": "adam", "devices": "8", "stage": "3"}
 # (part, column heading, words in a sentence), translated where the page shows them
 PARTS = (("weights", N_("Weights"), N_("weights")),
+         ("weight_copies", N_("Low-precision weight copies"), N_("low-precision weight copies")),
          ("master_weights", N_("FP32 master weights"), N_("FP32 master weights")),
          ("gradients", N_("Gradients"), N_("gradients")),
          ("optimizer_states", N_("Optimizer states"), N_("optimizer states")))

@@ -7,6 +7,7 @@ calculator, the hardware page) are never shadowed, and an unknown /learn/... is 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -14,6 +15,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from app.formats import FORMATS, FormatSpec
+from app.hardware.datafiles import published_peak
 from app.learn import DISTRIBUTIONS, SAMPLE_SIZE, SCALES, Measured, measure_formats
 from app.web.learn.guides import GUIDES, Guide, related
 from app.web.platform.rendering import render
@@ -29,6 +31,9 @@ RANGE_FORMATS = ("float64", "float32", "tfloat32", "float16", "bfloat16", "float
 TINY_GRADIENTS_RUN = ("/train?scenario=tiny_gradients&recipe=fp32&recipe=fp16_no_scaling"
                       "&recipe=fp16_dynamic_scaling&recipe=bf16&run=1")
 SHOWN_DIGITS = 3
+# The FP16 accumulation section quotes the RTX 4090's rates from data/hardware/published_peaks.json
+RTX_4090_FP16 = {"fp16_accumulate": Decimal(str(published_peak("rtx-4090", "FP16 Tensor Core, FP16 accumulate").dense)),
+                 "fp32_accumulate": Decimal(str(published_peak("rtx-4090", "FP16 Tensor Core, FP32 accumulate").dense))}
 
 
 @dataclass(frozen=True)
@@ -118,7 +123,8 @@ def number_formats(request: Request) -> HTMLResponse:
 
 @router.get("/learn/mixed-precision-training", include_in_schema=False)
 def mixed_precision_training(request: Request) -> HTMLResponse:
-    context = {"tiny_gradients_run": TINY_GRADIENTS_RUN, "recipe_stylesheet": RECIPE_STYLESHEET}
+    context = {"tiny_gradients_run": TINY_GRADIENTS_RUN, "recipe_stylesheet": RECIPE_STYLESHEET,
+               "rtx4090": RTX_4090_FP16}
     return _guide(request, GUIDES["mixed-precision-training"], context)
 
 

@@ -9,6 +9,9 @@ class BytesByPart(BaseModel):
     """Bytes of each part of the training state, and their total."""
 
     weights: int = Field(description="the weights, in the recipe's weight format")
+    weight_copies: int = Field(description="low-precision copies of the weights that the matrix products read, kept "
+                                           "beside them (FP8: Transformer Engine adds them to BF16 parameters); 0 "
+                                           "for recipes without")
     master_weights: int = Field(description="the FP32 master copy of the weights (0 for recipes without one)")
     gradients: int = Field(description="the gradients, in the recipe's gradient format")
     optimizer_states: int = Field(description="the optimizer's state (Adam: two moments; SGD: momentum)")

@@ -16,6 +16,7 @@ from typing import Any
 from starlette.datastructures import QueryParams
 
 from app.formats import InputError, Phrase
+from app.refusal import quoted
 from app.training import (
     ACTIVATIONS,
     DATASETS,
@@ -84,11 +85,11 @@ def _number(setting: Setting, text: str) -> int | float:
     if setting.field in _INTEGERS:
         if not _WHOLE.fullmatch(text):
             raise InputError(template=N_("%(setting)s must be a whole number, not %(text)s."),
-                             params={"setting": Phrase(setting.label), "text": repr(text)})
+                             params={"setting": Phrase(setting.label), "text": quoted(text)})
         return int(text)
     if not _REAL.fullmatch(text):
         raise InputError(template=N_("%(setting)s must be a number such as 0.01 or 1e-3, not %(text)s."),
-                         params={"setting": Phrase(setting.label), "text": repr(text)})
+                         params={"setting": Phrase(setting.label), "text": quoted(text)})
     return float(text)
 
 
@@ -97,7 +98,7 @@ def config_from_query(query: QueryParams) -> TrainConfig:
     for name, value in query.multi_items():
         if len(name) > MAX_TEXT or len(value) > MAX_TEXT:
             raise InputError(template=N_("The value of %(name)s is too long: at most %(most)s characters."),
-                             params={"name": repr(name[:MAX_TEXT]), "most": str(MAX_TEXT)})
+                             params={"name": quoted(name[:MAX_TEXT]), "most": str(MAX_TEXT)})
     chosen: dict[str, Any] = {}
     for setting in SETTINGS:
         text = _text(query, setting.name)
@@ -124,7 +125,8 @@ def model_size(text: str | None) -> int:
         size = None
     if size is None or size != size.to_integral_value() or not 1 <= size <= MAX_MODEL_SIZE:
         raise InputError(template=N_("The model size must be a whole number of parameters from 1 to 10^15, such as "
-                                     "7e9, 7B or 350M; not %(text)s."), params={"text": repr((text or "")[:MAX_TEXT])})
+                                     "7e9, 7B or 350M; not %(text)s."),
+                         params={"text": quoted((text or "")[:MAX_TEXT])})
     return int(size)
 
 

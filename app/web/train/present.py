@@ -12,7 +12,8 @@ from app.web.platform.translations import N_, gettext, prose_decimal
 
 _BYTES_PER_GB = Decimal(10**9)
 # the column heads, marked here and translated where the page shows them
-MEMORY_PARTS = (("weights", N_("Weights")), ("master_weights", N_("FP32 master copy")), ("gradients", N_("Gradients")),
+MEMORY_PARTS = (("weights", N_("Weights")), ("weight_copies", N_("Low-precision weight copies")),
+                ("master_weights", N_("FP32 master copy")), ("gradients", N_("Gradients")),
                 ("optimizer_states", N_("Optimizer states")), ("total", N_("Total")))
 
 

@@ -42,6 +42,9 @@ class BytesPerParam(BaseModel):
     """Bytes each parameter costs under the recipe."""
 
     weights: int = Field(description="the weights, in the recipe's weight format")
+    weight_copies: int = Field(description="low-precision copies of the weights that the matrix products read, kept "
+                                           "beside them (FP8: Transformer Engine adds them to BF16 parameters); 0 "
+                                           "for recipes without")
     master_weights: int = Field(description="the FP32 master copy (0 for recipes without one)")
     gradients: int = Field(description="the gradients, in the recipe's gradient format")
     optimizer_states: int = Field(description="the optimizer's state")

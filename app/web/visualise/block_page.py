@@ -30,6 +30,7 @@ from app.formats import (
     quantize_blocks,
     scale_rule,
 )
+from app.refusal import quoted
 from app.web.platform.languages import current_language
 from app.web.platform.locale_input import typed_list
 from app.web.platform.refusals import refusal_sentence
@@ -134,11 +135,11 @@ def fp32_values(entries: list[str]) -> tuple[list[float], int]:
         except InputError as error:
             why = refusal_sentence(error)  # the core's sentence, in the page's language where the catalogs have it
             raise InputError(gettext("Value %(position)s (%(entry)s) cannot be used: %(why)s")
-                             % {"position": position, "entry": repr(entry[:40]), "why": why}) from None
+                             % {"position": position, "entry": quoted(entry[:40]), "why": why}) from None
         if rounded.overflowed:
             raise InputError(gettext("Value %(position)s (%(entry)s) is beyond FP32's range (±%(max)s); block formats "
                                      "quantise FP32 tensors, so give a value within it, or inf.")
-                             % {"position": position, "entry": repr(entry[:40]), "max": f"{float(_FLOAT32.max):g}"})
+                             % {"position": position, "entry": quoted(entry[:40]), "max": f"{float(_FLOAT32.max):g}"})
         changed += not rounded.error.is_zero and rounded.input.is_finite
         values.append(rounded.encoding.value.to_float())
     return values, changed
@@ -220,7 +221,7 @@ def _page_json(spec: FormatSpec, prefix: str) -> str:
 def _preset(preset: str, size: int) -> list[str]:
     if preset not in _PRESETS:
         raise InputError(gettext("There is no preset %(preset)s; choose one of: %(presets)s.")
-                         % {"preset": repr(preset[:40]), "presets": ", ".join(_PRESETS)})
+                         % {"preset": quoted(preset[:40]), "presets": ", ".join(_PRESETS)})
     return _PRESETS[preset].values(size)
 
 

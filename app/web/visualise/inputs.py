@@ -17,6 +17,7 @@ from app.formats import (
     default_bias,
     get_format,
 )
+from app.refusal import quoted
 from app.web.platform.translations import N_
 
 MAX_SEED = 2**63 - 1
@@ -85,7 +86,7 @@ def _whole(text: str, name: str) -> int:
     match = _WHOLE.fullmatch(text)
     if match is None:
         raise LayoutError(template=N_("%(name)s must be a whole number, such as 5; %(text)s is not one."),
-                          params={"name": name, "text": repr(text[:40])})
+                          params={"name": name, "text": quoted(text[:40])})
     sign, digits = -1 if match[1] == "-" else 1, match[2].lstrip("0") or "0"
     return sign * (int(digits) if len(digits) <= _LONGEST else 10**(_LONGEST + 1))
 

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from fractions import Fraction
+from pathlib import Path
 
+import numpy as np
 import pytest
 
-from app.formats import FormatSpec, decode, encode, get_format, parse_number
+from app.formats import FormatSpec, decode, encode, get_format, next_up, parse_number
 from app.formats.blocks import NF4_BLOCK_SIZE
-from app.quiz import BitPattern, MultipleSelect, Numeric, SingleChoice, load_bank
+from app.quiz import BitPattern, MultipleSelect, Numeric, SingleChoice, grade, load_bank
+from app.training.fp8 import DelayedScaling
 
 BANK = load_bank()
 
@@ -31,7 +35,7 @@ def spec(format_id: str) -> FormatSpec:
 
 
 def zero_bytes_per_parameter(stage: int, gpus: int) -> Fraction:
-    """Mixed-precision Adam's model states per GPU under ZeRO (Rajbhandari et al., 2019), stage 0 to 3.
+    """Mixed-precision Adam's model states per GPU under ZeRO (Rajbhandari et al., 2020), stage 0 to 3.
 
     Stage 1 partitions the optimizer states (FP32 master weights, momentum, variance), stage 2 also the
     FP16 gradients, stage 3 also the FP16 parameters.
@@ -40,6 +44,36 @@ def zero_bytes_per_parameter(stage: int, gpus: int) -> Fraction:
     gradients = parameters = spec("float16").bytes_per_value
     parts = ((states, 1), (gradients, 2), (parameters, 3))
     return sum((part / gpus if stage >= partitioned_from else part for part, partitioned_from in parts), Fraction(0))
+
+
+def stochastic_up_probability(format_id: str, value: str) -> Fraction:
+    """The chance that stochastic rounding stores `value` as its upper neighbour: (x − lo)/(hi − lo)."""
+    x = parse_number(value).fraction
+    lower = encode(spec(format_id), parse_number(value), rounding="toward_zero").encoding
+    upper = next_up(lower)
+    assert upper is not None
+    return (x - lower.value.fraction) / (upper.value.fraction - lower.value.fraction)
+
+
+GUIDE = Path(__file__).resolve().parents[3] / "templates" / "learn" / "mixed-precision-training.html"
+
+
+def guide_says(pattern: str) -> int:
+    """A number the mixed-precision guide states (the quiz asks what the guide teaches, from the same source)."""
+    match = re.search(pattern, " ".join(GUIDE.read_text(encoding="utf-8").split()))
+    assert match, pattern
+    return int(match.group(1))
+
+
+def delayed_scale_ignores_this_step() -> bool:
+    """Delayed scaling casts with the scale its history gave before this tensor was seen (app/training/fp8.py)."""
+    e4m3, scaling = spec("float8_e4m3fn"), DelayedScaling()
+    first, _ = scaling.quantize(np.array([1000.0], dtype=np.float32), "x", e4m3)
+    scaling.update()
+    second, inverse = scaling.quantize(np.array([1000.0], dtype=np.float32), "x", e4m3)
+    # the first cast saturates: its scale (1, from an empty history) was fixed before this tensor was seen; the next
+    # step's scale, from the history, maps the same tensor's amax onto E4M3's largest value
+    return float(first[0]) == e4m3.max and abs(float(second[0]) * float(inverse) - 1000.0) < 1e-3
 
 
 NUMERIC: dict[str, Callable[[], Fraction | int]] = {
@@ -68,6 +102,11 @@ NUMERIC: dict[str, Callable[[], Fraction | int]] = {
     "e5m2fnuz-bias": lambda: spec("float8_e5m2fnuz").bias,
     "zero-stage2-bytes": lambda: zero_bytes_per_parameter(2, 64),
     "zero-stage1-7b-gigabytes": lambda: 7 * zero_bytes_per_parameter(1, 8),  # 10^9 parameters × bytes / 10^9
+    "stochastic-rounding-probability": lambda: stochastic_up_probability("bfloat16", "1.001"),
+    "optimizer-states-8bit": lambda: 2 * spec("int8").bytes_per_value,
+    "optimizer-states-bf16": lambda: 2 * spec("bfloat16").bytes_per_value,
+    # cited from the DeepSeek-V3 report (arXiv:2412.19437), not run: the quiz asks what the guide says
+    "deepseek-fp32-promotion": lambda: guide_says(r"partial sums to FP32 on the CUDA cores every (\d+) elements"),
 }
 
 # The bits questions: (format, value) whose stored pattern is the answer.
@@ -125,6 +164,23 @@ SINGLE: dict[str, tuple[str, Callable[[], bool]]] = {
                     lambda: [zero_bytes_per_parameter(stage, 1) for stage in range(4)] == [16] * 4
                     and (zero_bytes_per_parameter(1, 8), zero_bytes_per_parameter(2, 8),
                          zero_bytes_per_parameter(3, 8)) == (4 + Fraction(12, 8), 2 + Fraction(14, 8), 2)),
+    "kahan-bf16-weights": ("The rounding error of each update, the part the BF16 weight could not take, added back "
+                           "at the next step; 2 + 2 = 4 bytes.",
+                           lambda: 2 * spec("bfloat16").bytes_per_value == 4
+                           and spec("bfloat16").bytes_per_value + spec("float32").bytes_per_value == 6),
+    "fp8-scaling-kinds": ("Delayed per-tensor scaling (DelayedScaling): the scale comes from the amax history of "
+                          "earlier steps.", delayed_scale_ignores_this_step),
+}
+
+# The questions of the guides' newest sections (issue 22), graded both ways: the right answer counts, a near miss
+# does not. Numeric: (right, wrong) as a student types them.
+GRADED_BOTH_WAYS: dict[str, tuple[object, object]] = {
+    "stochastic-rounding-probability": ("0.128", "0.13"),
+    "optimizer-states-8bit": ("2", "4"),
+    "optimizer-states-bf16": ("4", "2"),
+    "deepseek-fp32-promotion": ("128", "32"),
+    "kahan-bf16-weights": (None, None),
+    "fp8-scaling-kinds": (None, None),
 }
 
 
@@ -179,6 +235,18 @@ def test_multiple_select_facts(question_id: str) -> None:
     assert isinstance(question, MultipleSelect)
     right = {i for i, option in enumerate(question.options) if MULTIPLE[question_id](option.text)}
     assert right == question.answers
+
+
+@pytest.mark.parametrize("question_id", sorted(GRADED_BOTH_WAYS))
+def test_the_new_sections_questions_are_graded_both_ways(question_id: str) -> None:
+    question = BANK.questions[question_id]
+    right, wrong = GRADED_BOTH_WAYS[question_id]
+    if isinstance(question, SingleChoice):
+        (answer,) = question.answers
+        assert grade(question, answer).correct
+        assert not any(grade(question, other).correct for other in range(len(question.options)) if other != answer)
+    else:
+        assert grade(question, right).correct and not grade(question, wrong).correct
 
 
 def test_every_numeric_and_bits_question_is_checked() -> None:

@@ -87,11 +87,13 @@ def test_every_format_but_the_scale_format_can_hold_weights() -> None:
 
 def test_adam_mixed_precision_is_16_bytes_per_parameter() -> None:
     parts = zero_per_device(RECIPES["bf16"], "adam", 7 * B, 1, 0)
-    assert parts == {"weights": 14 * GB, "master_weights": 28 * GB, "gradients": 14 * GB,
+    assert parts == {"weights": 14 * GB, "weight_copies": 0, "master_weights": 28 * GB, "gradients": 14 * GB,
                      "optimizer_states": 56 * GB, "total": 112 * GB}
     for recipe_id in ("fp32", "fp16_dynamic_scaling", "bf16"):
         assert zero_per_device(RECIPES[recipe_id], "adam", 1, 1, 0)["total"] == 16
     assert zero_per_device(RECIPES["bf16_no_master"], "adam", 1, 1, 0)["total"] == 12
+    fp8 = zero_per_device(RECIPES["fp8_hybrid_delayed"], "adam", 1, 4, 3)  # the FP8 copies shard with the weights
+    assert fp8["weight_copies"] == Fraction(1, 4) and fp8["weights"] == Fraction(2, 4)
     assert zero_per_device(RECIPES["fp32"], "sgd", 1, 1, 0)["total"] == 12
 
 
@@ -113,7 +115,7 @@ def test_zero_3_divides_everything_by_n(recipe_id: str) -> None:
 
 
 def test_zero_paper_figure_1() -> None:
-    """Rajbhandari et al. 2020, Figure 1: 7.5B parameters, mixed-precision Adam, 64 devices."""
+    """Rajbhandari et al., 2020, Figure 1: 7.5B parameters, mixed-precision Adam, 64 devices."""
     totals = [zero_per_device(RECIPES["bf16"], "adam", 7_500_000_000, 64, s)["total"] / GB for s in ZERO_STAGES]
     assert totals == [120, Fraction(3140625, 100000), Fraction(16640625, 1000000), Fraction(1875, 1000)]
 
