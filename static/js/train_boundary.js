@@ -2,7 +2,7 @@
 // recipe, a colour per class (or, for regression, from one colour through the background to another). The server
 // predicts the grid at each gradient-histogram snapshot; the page draws the last one at or before the step shown.
 
-import { say } from "./words.js";
+import { proseNumber, say } from "./words.js";
 
 const CLASS_COLOURS = ["--exponent", "--sign", "--mantissa"];
 
@@ -62,10 +62,10 @@ export function makeBoundaries(root, start) {
 
 function testNote(final) {
   if (final.test_accuracy != null) {
-    return say("test accuracy ≈%(value)s%%", { value: (100 * final.test_accuracy).toFixed(1) });
+    return say("test accuracy ≈%(value)s%%", { value: proseNumber((100 * final.test_accuracy).toFixed(1)) });
   }
   if (final.test_loss == null) return say("test loss not finite");
-  return say("test loss ≈%(value)s", { value: final.test_loss.toPrecision(3) });
+  return say("test loss ≈%(value)s", { value: proseNumber(final.test_loss.toPrecision(3)) });
 }
 
 // The last snapshot at or before `step` ({step, grids}, in step order, from the step events' decision_grids);

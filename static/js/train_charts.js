@@ -2,7 +2,7 @@
 // one uPlot chart each, every recipe a series. Steps are gathered as they arrive; `show(n)` draws the first n,
 // on axes that span every step received, so that the lines do not jump while a run plays or is scrubbed.
 
-import { say } from "./words.js";
+import { proseNumber, say } from "./words.js";
 
 const HEIGHT = 220;
 const SUPERSCRIPT = Object.fromEntries([..."-0123456789"].map((c, i) => [c, "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"[i]]));
@@ -14,9 +14,10 @@ const Y_SCALES = {
 };
 const Y_VALUES = {
   // a diverging run's loss reaches 1e12 and more: past 10^4 the ticks are powers of ten, so they fit the axis
-  loss: (u, ticks) => ticks.map((v) => (v == null ? "" : v >= 1e4 ? v.toExponential(0).replace("+", "") : String(+v.toPrecision(2)))),
+  loss: (u, ticks) => ticks.map((v) => (v == null ? "" : v >= 1e4 ? v.toExponential(0).replace("+", "")
+    : proseNumber(+v.toPrecision(2)))),
   loss_scale: (u, ticks) => ticks.map((v) => (v == null ? "" : power(Math.round(Math.log2(v))))),
-  underflow_fraction: (u, ticks) => ticks.map((v) => `${+(100 * v).toPrecision(3)}%`),
+  underflow_fraction: (u, ticks) => ticks.map((v) => `${proseNumber(+(100 * v).toPrecision(3))}%`),
 };
 
 let loading = null;

@@ -2,7 +2,7 @@
 // the subnormal band, the normal band, and the bars that fall outside them (underflow left, overflow right).
 
 import { power } from "./train_charts.js";
-import { say } from "./words.js";
+import { proseNumber, say } from "./words.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const WIDTH = 360;
@@ -32,7 +32,7 @@ function view(ranges, snapshots) {
 function summary(range, h) {
   const total = h.counts.reduce((a, b) => a + b, 0) + h.zeros + h.nonfinite;
   const below = h.exponents.reduce((sum, e, i) => (e < range.min_subnormal_log2 ? sum + h.counts[i] : sum), 0);
-  const share = below ? `≈${((100 * below) / total).toPrecision(2)}` : "0";
+  const share = below ? `≈${proseNumber(((100 * below) / total).toPrecision(2))}` : "0";
   return say("%(share)s%% below min subnormal, %(zeros)s zero, %(nonfinite)s inf or NaN",
     { share, zeros: h.zeros, nonfinite: h.nonfinite });
 }

@@ -39,6 +39,13 @@ export function sayN(singular, plural, count, params = {}) {
   return fill(forms[count === 1 ? 0 : 1], { count, ...params });
 }
 
+/** A number in running text as the page's language writes it: with a decimal comma where it writes one (97,3 in
+ * Turkish and Greek, as the server's `|decimal`); exact values and bit patterns never go through it. */
+export function proseNumber(text) {
+  const comma = document.documentElement.hasAttribute("data-decimal-comma");
+  return comma ? String(text).replace(/([0-9])\.([0-9])/, "$1,$2") : String(text);
+}
+
 /** Words with slots that travel before they are said (app/messages.py's Phrase): as a string, the English. */
 export class Phrase {
   constructor(template, params = {}) {

@@ -6,7 +6,6 @@ import math
 from fractions import Fraction
 from typing import Annotated, Any
 
-from babel.numbers import get_decimal_symbol, get_group_symbol
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
@@ -28,11 +27,10 @@ from app.training import (
     weight_format_named,
 )
 from app.web.learn.schemas import MemoryEstimate
-from app.web.platform.languages import current_language
 from app.web.platform.refusals import refusal_sentence
 from app.web.platform.rendering import render
 from app.web.platform.schemas import refused
-from app.web.platform.translations import N_, gettext
+from app.web.platform.translations import N_, gettext, local_digits
 
 router = APIRouter()
 
@@ -54,15 +52,6 @@ NOT_INCLUDED = N_("The calculator counts only what grows with the number of para
                 "temporary buffers and the framework's own memory are left out: activations and the KV cache grow "
                 "with the batch size and the sequence length instead.")
 UNITS = "GB is 10^9 bytes; GiB is 2^30 bytes."
-
-
-def local_digits(text: str) -> str:
-    """A number the lab wrote with "," grouping and "." decimals (1,234.5) in the page's language (1.234,5)."""
-    locale = current_language().locale
-    decimal, group = get_decimal_symbol(locale), get_group_symbol(locale)
-    if (decimal, group) == (".", ","):
-        return text
-    return text.translate({ord(","): group, ord("."): decimal})
 
 
 def _report(params: str, format_id: str, recipe: str, optimizer: str, devices: str, stage: str) -> MemoryReport:

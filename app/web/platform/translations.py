@@ -21,7 +21,7 @@ from pathlib import Path
 from babel.dates import format_date
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
-from babel.numbers import format_decimal
+from babel.numbers import format_decimal, get_decimal_symbol, get_group_symbol
 from babel.support import NullTranslations, Translations
 from jinja2 import Environment
 
@@ -109,6 +109,15 @@ def prose_decimal(value: float | int | Decimal, digits: int | None = None) -> st
     hex or the exact values the lab computes: those keep their canonical notation on every page."""
     pattern = None if digits is None else ("#,##0." + "0" * digits if digits else "#,##0")
     return format_decimal(value, format=pattern, locale=current_language().locale)
+
+
+def local_digits(text: str) -> str:
+    """A number the lab wrote with "," grouping and "." decimals (1,234.5) in the page's language (1.234,5)."""
+    locale = current_language().locale
+    decimal, group = get_decimal_symbol(locale), get_group_symbol(locale)
+    if (decimal, group) == (".", ","):
+        return text
+    return text.translate({ord(","): group, ord("."): decimal})
 
 
 def prose_date(value: datetime.date | datetime.datetime, form: str = "long") -> str:

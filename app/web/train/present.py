@@ -8,7 +8,7 @@ from typing import Any
 
 from app.training import COLLAPSE, RECIPES, OptimizerId, RecipeId, bytes_per_param
 from app.web.platform.languages import ENGLISH_CODE, current_language
-from app.web.platform.translations import N_, gettext, prose_decimal
+from app.web.platform.translations import N_, gettext, local_digits, prose_decimal
 
 _BYTES_PER_GB = Decimal(10**9)
 # the column heads, marked here and translated where the page shows them
@@ -64,6 +64,7 @@ def final_rows(result: dict[str, Any]) -> list[FinalRow]:
         shown = {name: approx(value) for name, value in values.items()}
         for name in ("final_accuracy", "test_accuracy", "underflow"):
             shown[name] = percent(values[name])
+        shown = {name: local_digits(text) for name, text in shown.items()}  # 0,1234 in Turkish and Greek
         diverged = r["diverged"] and _diverged(r["diverged"], r["skipped_steps"])
         rows.append(FinalRow(recipe_id, r["name"], shown, {name: repr(v) for name, v in values.items()},
                              diverged, diverged is not None and diverged == (r["diverged"] or {}).get("detail")))
