@@ -118,7 +118,7 @@ def test_the_range_table_names_and_links_are_in_the_language(client):
     hrefs = {attrs["href"] for tag, attrs in page.tags if tag == "a"}
     assert "/tr/visualise/float64?value=1" in hrefs and "/visualise/float64?value=1" not in hrefs
     text = " ".join(client.get("/tr/learn/number-formats").text.split())
-    assert "FP16 (yarım)" in text and "FP64 (çift)" in text and "FP16 (half)" not in text
+    assert "FP16 (yarım kesinlik)" in text and "FP64 (çift kesinlik)" in text and "FP16 (half)" not in text
     assert "FP16 (half)" in client.get("/learn/number-formats").text  # the English page keeps the core's names
 
 

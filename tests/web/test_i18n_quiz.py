@@ -183,7 +183,7 @@ def test_a_turkish_attempt_gets_turkish_questions_feedback_and_certificate(clien
     certificate = client.get(link)
     assert certificate.status_code == 200 and certificate.headers["content-language"] == "tr"
     text = certificate.text
-    assert "Bu belge şunu onaylar:" in text and "Ayşe Işık" in text and "Sayı biçimleri ve karışık kesinlik" in text
+    assert "Bu belge şunu onaylar:" in text and "Ayşe Işık" in text and "Sayı formatları ve karışık kesinlik" in text
     assert format_date(datetime.now(UTC), "d MMMM y", locale="tr") in text
 
 
@@ -274,7 +274,7 @@ def test_the_credential_carries_the_achievement_in_the_attempts_language_and_ver
     assert not [error.message for error in jsonschema_rs.validator_for(SCHEMA).iter_errors(document)]
 
 
-BANK_QUIZ_NAME = {"tr": "Sayı biçimleri ve karışık kesinlik", "el": "Μορφές αριθμών και μικτή ακρίβεια",
+BANK_QUIZ_NAME = {"tr": "Sayı formatları ve karışık kesinlik", "el": "Μορφές αριθμών και μικτή ακρίβεια",
                   "yo": "Àwọn ọ̀nà nọ́mbà àti Adalu konge"}
 
 

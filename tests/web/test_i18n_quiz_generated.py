@@ -80,7 +80,6 @@ def test_a_turkish_attempt_shows_its_generated_questions_in_turkish(client):
         if isinstance(english, ChoiceQuestion):
             for option in turkish.options:
                 assert option.text in html.unescape(block)
-    assert "biçim" in html.unescape(page)  # "format", in the quiz bank's Turkish
     # Answered wrongly: the feedback is Turkish too, the explanation worded from the same messages.
     for question_id in generated:
         assert _answer(client, url, token, question_id, wrong_answer(question_id)).status_code == 303

@@ -27,7 +27,7 @@ SAID = {
     ("el", "/learn"): "Μια διαδρομή μέσα στο εργαστήριο",
     ("yo", "/learn"): "Ọ̀nà kan láti inú ilé-ìwádìí yìí",
     ("tr", "/learn/glossary"): "Kayıp ölçekleme (loss scaling)",
-    ("el", "/learn/glossary"): "Κλιμάκωση απώλειας (loss scaling)",
+    ("el", "/learn/glossary"): "Κλιμάκωση απωλειών (loss scaling)",
     ("yo", "/learn/glossary"): "Adalu konge (mixed precision)",
     ("tr", "/formats"): "Laboratuvarın bildiği her format",
     ("el", "/formats"): "Κάθε μορφή που γνωρίζει το εργαστήριο",
@@ -126,7 +126,7 @@ def test_the_turkish_glossary_names_each_term_and_keeps_the_english_one(client):
 
 
 MXFP8_SUMMARY = {"tr": "OCP MX: 32 E4M3 öğesi ikinin kuvveti olan tek bir ölçeği paylaşır.",
-                 "el": "OCP MX: 32 στοιχεία E4M3 μοιράζονται μία κλίμακα δύναμη του δύο.",
+                 "el": "OCP MX: 32 στοιχεία E4M3 μοιράζονται μία κλίμακα που είναι δύναμη του δύο.",
                  "yo": "OCP MX: èròjà E4M3 32 ń pín ìwọ̀n agbára méjì kan."}
 
 

@@ -58,7 +58,7 @@ def test_formats_gallery_in_turkish(client):
     ("/visualise/int8?value=300", "Outside -128..127: wrapped around modulo 2^8, as an integer cast does.",
      "-128..127 dışında"),
     ("/visualise/int8?value=300&overflow=saturate", "Outside -128..127: clamped to the range (saturation).",
-     "-128..127 dışında: aralığa kırpıldı (doyum)."),
+     "-128..127 dışında: aralığa kırpıldı (doyurma)."),
     ("/visualise/float16?value=1e-10", "Too small for this format: flushed to zero (underflow).",
      "Bu format için çok küçük: sıfıra indi (alttan taşma)."),
 ])

@@ -47,7 +47,7 @@ def test_words_given_as_a_parameter_are_translated_with_the_sentence():
     error = _refusal(lambda: custom_format(5, 10, 10**20))
     assert isinstance(error.params["given"], Phrase)
     assert _in("tr", error) == (
-        "Özel bir formatın bias değeri -32768 ile 32768 arasındadır, bu yüzden 15 basamaktan uzun bir bias "
+        "Özel bir formatın sapması (bias) -32768 ile 32768 arasındadır, bu yüzden 15 basamaktan uzun bir bias "
         "reddedildi.")
 
 
