@@ -24,7 +24,7 @@ TERMS = frozenset({"Format", "Epsilon", "epsilon", "amax", "bias", "1 − bias",
 SENTENCES = {
     ("/learn/number-formats", "tr"): "65520 ve üzeri her şey sonsuza yuvarlanır",
     ("/learn/number-formats", "el"): "οτιδήποτε από 65520 και πάνω στρογγυλοποιείται στο άπειρο",
-    ("/learn/number-formats", "yo"): "ohunkóhun láti 65520 sókè ń yíká sí àìlópin",
+    ("/learn/number-formats", "yo"): "ohunkóhun láti 65520 sókè ń yípo sí àìlópin",
     ("/learn/quantisation", "tr"): "bir model FP16'da 14 GB, INT8'de 7 GB, INT4'te 3,5 GB yer kaplar",
     ("/learn/quantisation", "el"): "14 GB σε FP16, 7 GB σε INT8 και 3,5 GB σε INT4",
     ("/learn/quantisation", "yo"): "ń gba 14 GB ní FP16, 7 GB ní INT8 àti 3.5 GB ní INT4",

@@ -40,7 +40,7 @@ SAID = {
     ("/learn/mixed-precision-training", "yo"): "Ìkẹ́kọ̀ọ́ Adalu konge ń ṣe èyí tó pọ̀ jù",
     ("/learn/hardware", "tr"): "Donanım: her format ne kadar hızlı çalışır",
     ("/learn/hardware", "el"): "Υλικό: πόσο γρήγορα τρέχει κάθε μορφή",
-    ("/learn/hardware", "yo"): "Ohun èlò: bí fọ́ọ̀mátì kọ̀ọ̀kan ṣe ń yára tó",
+    ("/learn/hardware", "yo"): "Ohun èlò: bí ọ̀nà kíkà kọ̀ọ̀kan ṣe ń yára tó",
     ("/learn/memory", "tr"): "Hangi hızlandırıcılara sığar",
     ("/learn/memory", "el"): "Σε ποιους επιταχυντές χωρά",
     ("/learn/memory", "yo"): "Àwọn ẹ̀rọ ìmúyára tí ó bá mu",

@@ -275,7 +275,7 @@ def test_the_credential_carries_the_achievement_in_the_attempts_language_and_ver
 
 
 BANK_QUIZ_NAME = {"tr": "Sayı formatları ve karışık kesinlik", "el": "Μορφές αριθμών και μικτή ακρίβεια",
-                  "yo": "Àwọn ọ̀nà nọ́mbà àti Adalu konge"}
+                  "yo": "Àwọn ọ̀nà kíkà nọ́ńbà àti Adalu konge"}
 
 
 def test_the_data_integrity_proof_of_a_translated_credential_verifies(client):
