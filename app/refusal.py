@@ -48,7 +48,7 @@ class Conflict(Refusal):
 #
 # As Python's repr() does, except that which characters are escaped is
 # fixed here rather than read from the running interpreter's Unicode data, so that the Python core and the browser's
-# copy (static/js/codec.js, quote) quote every character alike whatever Unicode version either one has.
+# copy (static/js/codec.js, quoted) quote every character alike whatever Unicode version either one has.
 #
 # Escaped: the controls, format characters, surrogates, private-use characters and separators (categories Cc, Cf, Cs,
 # Co, Zl, Zp and Zs but the space) as Unicode 14.0 assigns them, and the noncharacters; every other character, an

@@ -10,6 +10,7 @@ from app.hardware.datafiles import (
     load_measured,
     load_published,
     load_training,
+    published_peak,
 )
 from app.hardware.matmul import DEFAULT_SIZES, default_device, device_slug, measure
 
@@ -24,4 +25,5 @@ __all__ = [
     "load_published",
     "load_training",
     "measure",
+    "published_peak",
 ]

@@ -28,7 +28,7 @@
 //   explainBlock(result, spec, page): what the block page shows of a one-block result (block_present.block_view).
 //   sideBySide(values, specs, current, page): the same values in every block format (block_present.side_by_side).
 
-import { InputError, SPACES, decode, encodeValue, parseNumber, quote, shown } from "./codec.js";
+import { InputError, SPACES, decode, encodeValue, parseNumber, quoted, shown } from "./codec.js";
 import { absolute, compare, divideToDouble, floatG, fraction, ldexp, ofDouble, readFraction, subtractFromDyadic }
   from "./exact.js";
 import { say } from "./words.js";
@@ -241,7 +241,7 @@ const codePoints = (text) => Array.from(text);
 /** A count as prose_decimal writes it: groups of three digits, apart by the language's symbol (CLDR's pattern
  * #,##0 for every language served). */
 const grouped = (n, group) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, group);
-const head = (entry) => quote(codePoints(entry).slice(0, 40).join(""));
+const head = (entry) => quoted(codePoints(entry).slice(0, 40).join(""));
 
 /** Each entry read exactly and rounded once to FP32 (nearest even): the values, and how many that rounding
  * changed. An entry may be a number, taken as it is (a double, rounded to FP32 like any value). */

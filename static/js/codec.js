@@ -178,7 +178,7 @@ function nanBits(s, negative) {
 export function roundingMode(name) {
   if (!ROUNDINGS.includes(name)) {
     throw new InputError("Unknown rounding %(input)s; choose one of: %(modes)s.",
-      { input: quote(codePoints(name).slice(0, 40).join("")), modes: ROUNDINGS.join(", ") });
+      { input: quoted(codePoints(name).slice(0, 40).join("")), modes: ROUNDINGS.join(", ") });
   }
   return name;
 }
@@ -186,7 +186,7 @@ export function roundingMode(name) {
 export function overflowPolicy(name) {
   if (!OVERFLOW_POLICIES.includes(name)) {
     throw new InputError("Unknown overflow policy %(input)s; choose one of: %(policies)s.",
-      { input: quote(codePoints(name).slice(0, 40).join("")), policies: OVERFLOW_POLICIES.join(", ") });
+      { input: quoted(codePoints(name).slice(0, 40).join("")), policies: OVERFLOW_POLICIES.join(", ") });
   }
   return name;
 }
@@ -531,7 +531,7 @@ const ESCAPED_RANGES = [
 const escapedCode = (code) => ESCAPED_RANGES.some(([first, last]) => first <= code && code <= last);
 
 /** A string quoted as app/refusal.py's quoted() does: Python's repr() with a fixed table of escaped characters. */
-export function quote(text) {
+export function quoted(text) {
   const mark = text.includes("'") && !text.includes('"') ? '"' : "'";
   const escapes = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", [mark]: `\\${mark}` };
   let out = mark;
@@ -546,9 +546,9 @@ export function quote(text) {
   return out + mark;
 }
 
-const quoted = (text) => {
+const quotedHead = (text) => {
   const points = codePoints(text);
-  return quote(points.length <= 40 ? text : `${points.slice(0, 40).join("")}…`);
+  return quoted(points.length <= 40 ? text : `${points.slice(0, 40).join("")}…`);
 };
 
 function clean(text) {
@@ -623,7 +623,7 @@ function readValue(text) {
   if ((m = FRACTION.exec(text))) {
     const [num, numExponent] = decimalParts(m[2], m[3], m[4]), [den, denExponent] = decimalParts(m[6], m[7], m[8]);
     if (den === 0n) {
-      throw new InputError("%(input)s divides by zero; the denominator must not be 0.", { input: quoted(text) });
+      throw new InputError("%(input)s divides by zero; the denominator must not be 0.", { input: quotedHead(text) });
     }
     const negative = (m[1] === "-") !== (m[5] === "-");
     if (num === 0n) return real(negative);
@@ -636,7 +636,7 @@ function readValue(text) {
     return real(negative, exponent >= 0 ? fraction(num * tenTo(exponent), den) : fraction(num, den * tenTo(-exponent)));
   }
   throw new InputError("Could not read %(input)s as a number. Accepted: %(accepted)s.",
-    { input: quoted(text), accepted: ACCEPTED });
+    { input: quotedHead(text), accepted: ACCEPTED });
 }
 
 function hexFloat(m) {
@@ -655,7 +655,7 @@ export function parseNumber(text) {
   const parsed = parseValue(text);
   if (parsed.raw) {
     throw new InputError("%(input)s is a raw bit pattern, not a value; to give a value in hex write a hex float such "
-      + "as 0x1.8p-3, or decode the pattern in one format instead.", { input: quoted(parsed.text) });
+      + "as 0x1.8p-3, or decode the pattern in one format instead.", { input: quotedHead(parsed.text) });
   }
   return parsed;
 }
@@ -669,11 +669,11 @@ export function parseBits(text, spec) {
   else if ((m = RAW_DEC.exec(text))) pattern = raw(m[1], "").pattern;
   else {
     throw new InputError("Could not read %(input)s as a bit pattern; write it in hex (0x3c00), binary (0b0011…) or "
-      + "as a non-negative decimal integer.", { input: quoted(text) });
+      + "as a non-negative decimal integer.", { input: quotedHead(text) });
   }
   if (pattern >> BigInt(spec.bits)) {
     throw new InputError("The pattern %(input)s is wider than %(format)s's %(bits)s bits; the largest pattern is "
-      + "%(largest)s.", { input: quoted(text), format: spec.id, bits: spec.bits,
+      + "%(largest)s.", { input: quotedHead(text), format: spec.id, bits: spec.bits,
       largest: `0x${((1n << BigInt(spec.bits)) - 1n).toString(16)}` });
   }
   return pattern;

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from app.web.platform.translations import LOCALES_DIR
-from tests.unit.test_terms import bank_pairs, catalog_pairs
+from tests.helpers.translations import bank_pairs, catalog_pairs
 
 COMMA_LANGUAGES = ("tr", "el")
 CODE_SPAN = re.compile(r"<code>.*?</code>|`[^`]*`", re.S)

@@ -1,5 +1,5 @@
 """A refusal quotes typed text the same way in the Python core (app/refusal.py, quoted) and in the browser's codec
-(static/js/codec.js, quote), whatever Unicode version either has: one fixed table of escaped characters, derived
+(static/js/codec.js, quoted), whatever Unicode version either has: one fixed table of escaped characters, derived
 here again from Unicode 14.0, and the JavaScript run in Node over every code point."""
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def test_node_quotes_every_code_point_and_every_sample_as_python_does():
     node = shutil.which("node")
     assert node, "node is needed (the Makefile's bundling needs it too)"
     script = """
-      const { quote } = await import(process.argv[1]);
+      const { quoted: quote } = await import(process.argv[1]);
       const escaped = [];
       for (let code = 0; code <= 0x10ffff; code += 1) {
         const text = String.fromCodePoint(code);

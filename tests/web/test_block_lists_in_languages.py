@@ -7,7 +7,7 @@ import pytest
 
 from tests.helpers.html import Elements
 
-RULE = {"tr": "değerlerin arasına “;” ya da yeni satır koyun", "el": "χωρίστε τις τιμές με τον χαρακτήρα “;”"}
+RULE = {"tr": "değerlerin arasına “;” ya da yeni satır koyun", "el": "χωρίστε τις τιμές με «;» ή με νέα γραμμή"}
 
 
 @pytest.mark.parametrize("code", ["tr", "el"])

@@ -44,7 +44,9 @@ def attrs_of(html: str, tag: str | None = None, having: str | None = None, **whe
 
 
 def switcher(html: str) -> dict[str, dict]:
-    return {attrs["hreflang"]: attrs for attrs, _ in found(html, "a", "data-language-link")}
+    """The language switcher's links (the machine-draft notice's link to the English page is not one of them)."""
+    nav = html.split("data-language-switch", 1)[1].split("</nav>", 1)[0]
+    return {attrs["hreflang"]: attrs for attrs, _ in found(nav, "a", "data-language-link")}
 
 
 def _paths(routes: list[BaseRoute]) -> list[tuple[str, set[str]]]:

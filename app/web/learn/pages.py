@@ -15,7 +15,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from app.formats import FORMATS, FormatSpec
-from app.hardware.datafiles import published_peak
+from app.hardware import published_peak
 from app.learn import DISTRIBUTIONS, SAMPLE_SIZE, SCALES, Measured, measure_formats
 from app.web.learn.guides import GUIDES, Guide, related
 from app.web.platform.rendering import render
