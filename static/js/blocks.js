@@ -31,6 +31,7 @@
 import { InputError, SPACES, decode, encodeValue, parseNumber, quoted, shown } from "./codec.js";
 import { absolute, compare, divideToDouble, floatG, fraction, ldexp, ofDouble, readFraction, subtractFromDyadic }
   from "./exact.js";
+import { quote, visualiseUrl } from "./urls.js";
 import { say } from "./words.js";
 
 // -- the specifications ------------------------------------------------------------------------------------------
@@ -337,9 +338,7 @@ export function bitGroups(bits, width, roles) {
   });
 }
 
-const quote = (text) => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16)
-  .toUpperCase()}`); // Python's quote(text, safe=''), UTF-8
-export const visualiseBitsUrl = (formatId, hex, prefix) => `${prefix}/visualise/${formatId}?bits=${quote(hex)}`;
+export const visualiseBitsUrl = (formatId, hex, prefix) => visualiseUrl(formatId, { bits: hex, prefix });
 
 /** The block visualiser's URL (block_page.block_url): a preset, or the values as typed. */
 export function blockUrl(spec, { preset = null, values = null, prefix = "" }) {

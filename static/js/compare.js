@@ -12,6 +12,7 @@ import {
 } from "./codec.js";
 import { quantize, realOfDouble, toDouble } from "./blocks.js";
 import { typedNumber } from "./locale_input.js";
+import { quote, visualiseUrl } from "./urls.js";
 import { learn, say } from "./words.js";
 
 // The page's JSON (compare_data.py): the formats of a block format's element, scale and tensor scale by id, and
@@ -27,17 +28,6 @@ const MAX_SEED = (1n << 63n) - 1n;
 const state = { drawn: null }; // a seed drawn here for stochastic rounding while the seed box is empty
 
 // -- what the template's macros write ------------------------------------------------------------------
-
-/** Python's urllib.parse.quote(text, safe=""). */
-const quote = (text) => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-
-/** present.visualise_url, for the links of the scalar rows. */
-function visualiseUrl(id, value, rounding, overflow, seed) {
-  const query = [["value", value], ["rounding", rounding === "nearest_even" ? null : rounding],
-    ["overflow", overflow === "format_default" ? null : overflow], ["seed", seed]];
-  const params = query.filter(([, v]) => v !== null).map(([name, v]) => `${name}=${quote(String(v))}`).join("&");
-  return `${data.prefix}/visualise/${id}${params ? `?${params}` : ""}`;
-}
 
 /** The _bits.html value macro: a shown value, its exact text in a title when shortened; "—" for none. */
 function valueNode(v) {
@@ -158,8 +148,9 @@ function scalarRow(row, spec, x, choice) {
   const rounded = encodeValue(spec, x, choice.rounding, choice.overflow, choice.seed);
   const enc = rounded.encoding;
   setBits(row, enc.binary);
-  row.querySelector("th a").setAttribute("href", visualiseUrl(spec.id, choice.value, choice.rounding,
-    choice.overflow, choice.rounding === "stochastic" ? choice.seed : null));
+  row.querySelector("th a").setAttribute("href", visualiseUrl(spec.id, { value: choice.value,
+    rounding: choice.rounding, overflow: choice.overflow, seed: choice.rounding === "stochastic" ? choice.seed : null,
+    prefix: data.prefix }));
   row.querySelector("[data-hex]").textContent = enc.hex;
   row.querySelector("[data-stored]").replaceChildren(valueNode(shown(enc.value, 80, 20)));
   row.querySelector("[data-error-cell]").replaceChildren(valueNode(shown(rounded.error, 40)));

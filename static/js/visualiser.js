@@ -12,6 +12,7 @@ import {
 } from "./codec.js";
 import { compare, divideToDouble, fraction, fractionText, ofDouble, readFraction } from "./exact.js";
 import { typedNumber } from "./locale_input.js";
+import { visualiseUrl } from "./urls.js";
 import { learn, say, sayN } from "./words.js";
 
 const FULL = 4000; // exact values in full up to this many characters, as pages.FULL
@@ -36,19 +37,6 @@ const roleWord = (role) => ({ sign: say("sign"), exponent: say("exponent"), mant
 const classWord = (cls) => ({ normal: say("normal"), subnormal: say("subnormal"), zero: say("zero"), inf: say("inf"),
   nan: say("nan") })[cls] ?? cls;
 const bitCount = (count) => sayN("%(count)s bit", "%(count)s bits", count);
-
-/** Python's urllib.parse.quote(text, safe=""). */
-const quote = (text) => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16)
-  .toUpperCase()}`);
-
-/** present.visualise_url: choices at their defaults stay out of the query. */
-function visualiseUrl(id, { value, bits, rounding, overflow, seed, prefix = "", layout = [] }) {
-  const query = [...layout, ["value", value], ["bits", bits],
-    ["rounding", rounding === "nearest_even" ? null : rounding],
-    ["overflow", overflow === "format_default" ? null : overflow], ["seed", seed]];
-  const params = query.filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => `${k}=${quote(String(v))}`);
-  return `${prefix}/visualise/${id}${params.length ? `?${params.join("&")}` : ""}`;
-}
 
 /** Python's round(x, 2) of a double, as str() writes the float it gives. */
 function round2(x) {

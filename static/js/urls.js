@@ -1,0 +1,15 @@
+// The site's addresses as the server writes them: one quote and one builder for every script that links to a page
+// (app/web/visualise/present.py visualise_url, block_page.block_url).
+
+/** Python's urllib.parse.quote(text, safe=""), UTF-8. */
+export const quote = (text) => encodeURIComponent(text)
+  .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/** present.visualise_url: choices at their defaults stay out of the query. */
+export function visualiseUrl(id, { value, bits, rounding, overflow, seed, prefix = "", layout = [] }) {
+  const query = [...layout, ["value", value], ["bits", bits],
+    ["rounding", rounding === "nearest_even" ? null : rounding],
+    ["overflow", overflow === "format_default" ? null : overflow], ["seed", seed]];
+  const params = query.filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => `${k}=${quote(String(v))}`);
+  return `${prefix}/visualise/${id}${params.length ? `?${params.join("&")}` : ""}`;
+}
