@@ -25,6 +25,7 @@ from babel.numbers import format_decimal, get_decimal_symbol, get_group_symbol
 from babel.support import NullTranslations, Translations
 from jinja2 import Environment
 
+from app.messages import N_ as N_  # the one no-op marker, the cores' too: mark where made, gettext where shown
 from app.web.platform.languages import ENGLISH_CODE, current_language
 
 LOCALES_DIR = Path(__file__).resolve().parents[3] / "locales"
@@ -73,11 +74,6 @@ def pgettext(context: str, message: str) -> str:
 
 def npgettext(context: str, singular: str, plural: str, n: int) -> str:
     return _current().npgettext(context, singular, plural, n)
-
-
-def N_(message: str) -> str:  # noqa: N802 (gettext's own name for it)
-    """Marks a string for extraction where it is made (a module constant); translate it with gettext where shown."""
-    return message
 
 
 @dataclass(frozen=True)
