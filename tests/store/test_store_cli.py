@@ -101,6 +101,7 @@ def test_revoke_needs_a_reason() -> None:
     assert exit_info.value.code == 2
 
 
+@pytest.mark.slow  # two fresh Python processes that import the app
 def test_the_command_runs_as_a_program(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'cli.db'}"
     assert _run("migrate", cwd=tmp_path, environment={"DATABASE_URL": url}).returncode == 0
@@ -117,6 +118,7 @@ def test_keys_prints_the_jwks_of_the_configured_key(tmp_path: Path) -> None:
     assert "d" not in jwk and not (tmp_path / "var").exists()
 
 
+@pytest.mark.slow  # two fresh Python processes that import the app
 def test_keys_prints_the_previous_public_keys_after_the_current_one(tmp_path: Path) -> None:
     """The `x` printed for a key is what PRECISION_LAB_PREVIOUS_PUBLIC_KEYS takes after a rotation."""
     old, new = new_seed_text(), new_seed_text()
@@ -129,6 +131,7 @@ def test_keys_prints_the_previous_public_keys_after_the_current_one(tmp_path: Pa
     assert current["kid"].endswith(f"/{key_id(private_key_from_text(new).public_key())}.json") and previous == old_jwk
 
 
+@pytest.mark.slow  # two fresh Python processes that import the app
 def test_keys_makes_and_keeps_the_development_key(tmp_path: Path) -> None:
     first = _run("keys", cwd=tmp_path, environment={"PRECISION_LAB_ENVIRONMENT": "development"})
     assert first.returncode == 0, first.stderr

@@ -238,6 +238,7 @@ def test_every_unsafe_value_is_fine_outside_production() -> None:
     assert settings.debug
 
 
+@pytest.mark.slow  # a fresh Python process that imports the app
 def test_serve_stops_with_the_sentence_not_a_traceback(tmp_path: Path) -> None:
     password = "postgres"
     clean = {name: value for name, value in os.environ.items() if not name.startswith("PRECISION_LAB_")}
@@ -262,6 +263,7 @@ def test_serve_stops_with_the_sentence_not_a_traceback(tmp_path: Path) -> None:
     assert f":{password}@" not in refused.stderr and environment["PRECISION_LAB_SIGNING_KEY"] not in refused.stderr
 
 
+@pytest.mark.slow  # checks 20,000 fresh keys
 def test_fresh_random_keys_are_never_taken_for_patterned_ones() -> None:
     from app.production_checks import guessable_seed
 

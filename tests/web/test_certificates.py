@@ -107,6 +107,7 @@ def test_a_wrong_check_symbol_is_caught_before_any_database_lookup(client, certi
     assert len(looked_up) == 1
 
 
+@pytest.mark.slow  # 10,200 look-ups, 200 of them through the API
 def test_ten_thousand_random_well_formed_ids_never_verify(make_settings):
     with TestClient(create_app(make_settings(rate_limit_verify="1000/minute"))) as client:
         real = take_attempt(client)["certificate_id"]

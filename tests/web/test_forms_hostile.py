@@ -253,6 +253,7 @@ def forms_for(forms: list[Form], text: str) -> list[Form]:
     return chosen
 
 
+@pytest.mark.slow  # submits every form of the site with each hostile text
 @pytest.mark.parametrize("text", HOSTILE_TEXTS, ids=lambda text: ascii(text[:12]))
 def test_every_form_of_every_page_takes_hostile_input_safely(site: TestClient, site_forms: list[Form], text: str):
     problems = [problem for form in forms_for(site_forms, text) for problem in fuzz(site, form, (text,))]
@@ -276,6 +277,7 @@ def attempts_with_every_answer_kind(client: TestClient) -> dict[str, tuple[str, 
     raise AssertionError(f"20 attempts drew answer forms of the kinds {sorted(found)} only")
 
 
+@pytest.mark.slow  # takes quiz attempts with every hostile text
 def test_fuzzed_quiz_attempts_keep_their_first_answers_and_finish(site: TestClient):
     fuzzed = attempts_with_every_answer_kind(site)
     assert not [problem for _, form in fuzzed.values() for problem in fuzz(site, form, HOSTILE_TEXTS)]
@@ -340,6 +342,7 @@ def _action_pattern(action: str) -> re.Pattern[str]:
     return re.compile(pattern.replace(re.escape(_LANGUAGE), "(?:/[a-z]{2})?"))
 
 
+@pytest.mark.slow  # 9.5 s: the crawl of every page for its forms (the site_forms fixture) comes first
 def test_no_form_in_any_template_escapes_the_crawl(site: TestClient, site_forms: list[Form]):
     page = start_attempt(site)
     reached = site_forms + one_of_each_kind(forms_of(page, site.get(page).text))

@@ -144,6 +144,7 @@ def test_the_visualiser_shows_its_refusal_in_yoruba(client: TestClient) -> None:
 COLLAPSING_QUERY = "recipe=fp16_no_master&lr=1.0&optimizer=sgd&width=256&depth=6&batch=128&steps=250&seed=5"
 
 
+@pytest.mark.slow  # 3.5 s: trains a 250-step run of a 256-wide, 6-deep network until it diverges
 def test_a_finished_run_says_it_diverged_in_turkish_and_the_stream_stays_english(client):
     client.app.state.train_runs = TrainRuns(max_seconds=3600, workers=client.app.state.train_workers)
     english = client.get(f"/train?{COLLAPSING_QUERY}&run=1").text

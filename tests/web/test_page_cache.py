@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from app.web.visualise.pages import visualise
 
 
@@ -37,6 +39,7 @@ def test_refusals_are_cached_with_their_status(client):
     assert second.status_code == 422 and second.content == first.content
 
 
+@pytest.mark.slow  # renders 1,100 pages
 def test_the_cache_is_bounded(client):
     cache = visualise.cache  # type: ignore[attr-defined]
     for i in range(1100):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
@@ -27,6 +28,7 @@ def phrased(question: dict, remembered: object) -> object:  # type: ignore[type-
     return (picked or [0])[0] if question["type"] == "single" else picked or [0]
 
 
+@pytest.mark.slow  # takes 40 quiz attempts
 def test_a_bot_that_memorises_the_feedback_learns_the_written_questions_and_still_does_not_pass(make_settings):
     app = create_app(make_settings(rate_limit_passes="1000/day", rate_limit_attempts="1000/minute"))
     by_id: dict[str, object] = {}

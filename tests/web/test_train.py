@@ -293,6 +293,7 @@ COLLAPSING = {"recipes": ["fp16_no_master"], "learning_rate": 1.0, "optimizer": 
 COLLAPSING_QUERY = "recipe=fp16_no_master&lr=1.0&optimizer=sgd&width=256&depth=6&batch=128&steps=250&seed=5"
 
 
+@pytest.mark.slow  # trains a 250-step run of a 256-wide, 6-deep network until it diverges
 def test_a_run_whose_loss_scale_collapses_says_it_diverged_on_the_stream_the_page_and_the_api(client):
     # a large run: no time limit, so that a busy machine cannot cut it short (the limit has tests of its own)
     client.app.state.train_runs = runs = TrainRuns(max_seconds=3600, workers=client.app.state.train_workers)

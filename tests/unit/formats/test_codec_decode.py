@@ -109,6 +109,7 @@ def test_decode_wide_formats_agrees_with_numpy(spec: FormatSpec) -> None:
     check_patterns(spec, patterns, reference_values(spec, patterns))
 
 
+@pytest.mark.slow  # decodes all 524,288 TF32 patterns one by one
 def test_decode_every_tfloat32_pattern() -> None:
     """TF32 has no ml_dtypes type: its 19-bit pattern shifted left by 13 is the float32 of the same value."""
     spec = FORMATS["tfloat32"]
@@ -207,6 +208,7 @@ def _key(value: Real) -> tuple[int, Fraction]:
     return (0, value.fraction)
 
 
+@pytest.mark.slow  # steps up and down from every pattern of each small format
 @pytest.mark.parametrize("spec", SMALL, ids=format_ids(SMALL))
 def test_next_up_and_down_step_through_the_sorted_values(spec: FormatSpec) -> None:
     """Exhaustive: next_up/next_down land on the adjacent value of all values in sorted order.
@@ -291,6 +293,7 @@ def test_next_up_and_down_tfloat32() -> None:
             assert next_down(enc).bits == bits - 1
 
 
+@pytest.mark.slow  # the ulp of every pattern of each small format
 @pytest.mark.parametrize("spec", SMALL, ids=format_ids(SMALL))
 def test_ulp_is_the_gap_to_the_next_larger_magnitude(spec: FormatSpec) -> None:
     """ulp(x) = |next value away from zero| − |x|; at the largest value, the gap the binade would continue with."""

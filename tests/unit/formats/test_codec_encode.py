@@ -189,6 +189,7 @@ def _e8m0_quirk(spec: FormatSpec, xs: np.ndarray) -> np.ndarray:
     return (xs > 2.0**-127) & (xs < 2.0**-126)
 
 
+@pytest.mark.slow  # encodes over 100,000 values per format through the exact codec
 @pytest.mark.parametrize("spec", ML_FLOATS, ids=format_ids(ML_FLOATS))
 def test_encode_agrees_with_ml_dtypes(spec: FormatSpec) -> None:
     """At least 100,000 values per format, cast from float32 and from float64, bit for bit."""
@@ -306,6 +307,7 @@ def test_encode_overflow_and_saturate(spec: FormatSpec) -> None:
 # -- float32 and float64 ---------------------------------------------------------------------
 
 
+@pytest.mark.slow  # encodes tens of thousands of values through the exact codec
 def test_encode_float32_agrees_with_numpy_casts_from_float64() -> None:
     """numpy's float64 -> float32 cast is correctly rounded (nearest even, overflow to inf)."""
     spec = FORMATS["float32"]
@@ -363,6 +365,7 @@ def float64_decimal_cases() -> list[str]:
     return cases
 
 
+@pytest.mark.slow  # encodes every decimal case, both signs, as exact fractions
 def test_encode_float64_agrees_with_correctly_rounded_float() -> None:
     """Python's float() of a decimal string is correctly rounded (nearest even, overflow to inf)."""
     spec = FORMATS["float64"]
@@ -386,6 +389,7 @@ def tfloat32_reference(xs: np.ndarray) -> np.ndarray:
     return (sign | rounded).astype(np.uint64)
 
 
+@pytest.mark.slow  # encodes about 240,000 float32 patterns through the exact codec
 def test_encode_tfloat32_rounds_float32_to_nearest_even() -> None:
     """Random float32 patterns, exact ties (low 13 bits 0x1000) and their neighbours, the overflow threshold."""
     spec = FORMATS["tfloat32"]
@@ -483,6 +487,7 @@ def nf4_brute_force(codebook: list[Fraction], x: Fraction) -> int:
     return min((i for i, d in enumerate(distances) if d == best), key=lambda i: (i % 2, i))
 
 
+@pytest.mark.slow  # encodes 15,000 values as exact fractions
 def test_encode_nf4_is_the_nearest_codebook_value() -> None:
     """Exact midpoints, values just off them, random values in and beyond [-1, 1] (clamped to the ends)."""
     spec = FORMATS["nf4"]

@@ -97,6 +97,7 @@ def test_every_recipe_has_a_script_that_parses_and_names_its_settings():
     assert script_filename("bf16") == "precision_lab_bf16.py"
 
 
+@pytest.mark.slow  # writes a script per scenario and recipe and runs ruff over them
 def test_every_script_passes_the_projects_linter(tmp_path):
     """Scripts a learner reads: held to the repository's own style (pyproject.toml's ruff rules)."""
     ruff = Path(sys.executable).with_name("ruff")
@@ -193,6 +194,7 @@ def printed(tmp_path_factory) -> dict[str, str]:
     return _run_scripts(tmp_path_factory.mktemp("take_home"), scripts)
 
 
+@pytest.mark.slow  # runs every recipe's script in a fresh process and trains it again in torch
 @pytest.mark.parametrize("recipe_id", list(CASES))
 def test_the_scripts_losses_on_a_cpu_are_the_torch_backends(printed, recipe_id):
     config = CASES[recipe_id]
@@ -209,6 +211,7 @@ def test_the_scripts_losses_on_a_cpu_are_the_torch_backends(printed, recipe_id):
         assert ours["skipped_steps"] and len(set(ours["loss_scale"])) > 1  # the scaler did back off here
 
 
+@pytest.mark.slow  # runs every recipe's script in a fresh process and trains BF16 in torch
 def test_the_fp8_script_says_why_it_runs_bf16_on_a_cpu_and_then_trains_as_bf16(printed):
     output = printed["fp8_hybrid_delayed"]
     assert output.startswith("Note: FP8 matrix products need an NVIDIA GPU")

@@ -29,6 +29,7 @@ def _one_thread():
     torch.set_num_threads(before)
 
 
+@pytest.mark.slow  # trains 100 steps in numpy and in torch
 @pytest.mark.parametrize("settings", [
     {"optimizer": "adam"},
     {"optimizer": "sgd", "learning_rate": 0.05},
@@ -106,6 +107,7 @@ def test_emulated_bf16_matmul_is_within_one_ulp_of_torch(shape):
     assert ulps.max() <= 1
 
 
+@pytest.mark.slow  # trains two scenarios on ten seeds in torch
 def test_scenario_lessons_come_out_of_torch_arithmetic_too():
     """The lessons the numpy core's scenario tests check, with their bars, at every seed 0-9 in torch."""
     for seed in range(10):

@@ -82,6 +82,7 @@ def test_tiny_gradients_names_the_threshold_below_which_fp16_rounds_to_zero():
     assert f"up to half of it, 2^{exponent}, round to zero" in SCENARIOS["tiny_gradients"].explanation
 
 
+@pytest.mark.slow  # trains every recipe on ten seeds
 @TEN_SEEDS_TIMEOUT
 def test_baseline_every_recipe_ends_within_0_01_of_fp32_closer_than_fp32_varies_between_seeds():
     runs = _runs("baseline")
@@ -106,6 +107,7 @@ def _share_below_range(result: dict) -> float:
     return below / sum(histogram["counts"])
 
 
+@pytest.mark.slow  # trains every recipe on ten seeds
 @TEN_SEEDS_TIMEOUT
 def test_tiny_gradients_fp16_without_scaling_flushes_and_stalls_and_loss_scaling_or_a_wide_range_recovers():
     runs = _runs("tiny_gradients")
@@ -145,6 +147,7 @@ def test_tiny_gradients_fp16_without_scaling_flushes_and_stalls_and_loss_scaling
         assert _gap(r, "fp8_hybrid_delayed") < 0.25 * min(stalls), seed
 
 
+@pytest.mark.slow  # trains every recipe on ten seeds
 @TEN_SEEDS_TIMEOUT
 def test_small_updates_weights_without_a_master_copy_fall_far_behind():
     runs = _runs("small_updates")
@@ -165,6 +168,7 @@ def test_small_updates_weights_without_a_master_copy_fall_far_behind():
         assert _mean(r["fp16_no_master"]["update_ratio"][last]) < 0.7 * fp32_ratio, seed  # measured 0.49-0.68
 
 
+@pytest.mark.slow  # trains every recipe on ten seeds
 @TEN_SEEDS_TIMEOUT
 def test_large_activations_scaled_fp16_gradients_overflow_and_the_dynamic_scaler_backs_off():
     runs = _runs("large_activations")
@@ -226,6 +230,7 @@ def _forward_loss(recipe_id: str, mlp: MLP, params: np.ndarray, x: np.ndarray, y
     return loss_and_gradient("classification", outputs, y, np.float32(0))[0]
 
 
+@pytest.mark.slow  # trains in FP32 on ten seeds
 def test_large_activations_fp8_loses_by_the_precision_of_its_forward_pass_not_by_training():
     """The explanation's reason: the same FP32-trained weights, read through E4M3, lose what FP8 training loses."""
     for seed in SEEDS:
