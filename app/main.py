@@ -18,7 +18,7 @@ from app.web.embed import pages as embed_pages
 from app.web.home import pages as home_pages
 from app.web.learn import accumulation, api_docs, hardware_page, memory_calculator
 from app.web.learn import pages as learn_pages
-from app.web.platform import errors, health, metrics
+from app.web.platform import errors, health, metrics, schemas
 from app.web.platform.headers import SecurityHeaders
 from app.web.platform.language_routing import LanguagePrefixes
 from app.web.platform.page_etags import PageETags
@@ -90,6 +90,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     errors.install(app)
+    schemas.document_stated_numbers(app)
     for module in ROUTERS:
         app.include_router(module.router)
     app.mount(f"/static/{STATIC_VERSION}", CachedStaticFiles(STATIC_DIR, IMMUTABLE), name="static-versioned")

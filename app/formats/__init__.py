@@ -16,6 +16,7 @@ from app.formats.block_detail import (
     scale_rule,
     summarise,
 )
+from app.formats.block_inputs import FLOAT32_MAX, MAX_BLOCK_SIZE
 from app.formats.blocks import (
     BLOCK_FORMAT_IDS,
     NF4_BLOCK_SIZE,
@@ -32,6 +33,7 @@ from app.formats.custom import (
     MAX_BIAS,
     MAX_EXPONENT_BITS,
     MAX_MANTISSA_BITS,
+    MIN_IEEE_EXPONENT_BITS,
     LayoutError,
     custom_format,
     default_bias,
@@ -39,7 +41,15 @@ from app.formats.custom import (
 from app.formats.encoding import Encoding, Rounded, ValueClass
 from app.formats.exact import Real, decimal, decimal_string
 from app.formats.neighbours import next_down, next_up, ulp
-from app.formats.parse import InputError, RawBits, parse_bits, parse_number, parse_value
+from app.formats.parse import (
+    MAX_INPUT_LENGTH,
+    VALUE_PATTERN,
+    InputError,
+    RawBits,
+    parse_bits,
+    parse_number,
+    parse_value,
+)
 from app.formats.registry import FORMATS, SCALAR_FORMATS, UnknownFormatError, get_format
 from app.formats.rounding import OVERFLOW_POLICIES, ROUNDINGS, OverflowPolicy, Rounding, overflow_policy, rounding_mode
 from app.formats.spec import FormatSpec
@@ -67,16 +77,21 @@ __all__ = [
     "BLOCK_FORMAT_IDS",
     "CUSTOM_ID",
     "CUSTOM_NAN_STYLES",
+    "FLOAT32_MAX",
     "FORMATS",
     "MAX_BIAS",
+    "MAX_BLOCK_SIZE",
     "MAX_EXPONENT_BITS",
+    "MAX_INPUT_LENGTH",
     "MAX_MANTISSA_BITS",
+    "MIN_IEEE_EXPONENT_BITS",
     "NF4_BLOCK_SIZE",
     "OVERFLOW_POLICIES",
     "ROUNDINGS",
     "SCALAR_FORMATS",
     "SUMMABLE_FORMATS",
     "SUMMATION_METHODS",
+    "VALUE_PATTERN",
     "BlockQuantization",
     "BlockSummary",
     "Encoding",

@@ -19,7 +19,7 @@ from app.refusal import quoted
 BLOCK_FORMAT_IDS: tuple[str, ...] = (*(f.id for f in BLOCK_FORMATS), *(f.id for f in SCALAR_FORMATS if f.block_size))
 MAX_VALUES = 1_000_000
 MAX_BLOCK_SIZE = 4096
-_FLOAT32_MAX = float(FORMATS["float32"].max)
+FLOAT32_MAX = float(FORMATS["float32"].max)  # the values a block quantisation takes lie within ±this
 
 
 def block_format(format_id: str) -> FormatSpec:
@@ -69,13 +69,13 @@ def fp32_vector(values: Sequence[float]) -> np.ndarray:
         raise _first_non_number(values)
     x = array.astype(np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
-        bad = np.flatnonzero(np.isfinite(x) & ~(np.abs(x) <= _FLOAT32_MAX))
+        bad = np.flatnonzero(np.isfinite(x) & ~(np.abs(x) <= FLOAT32_MAX))
     if bad.size:
         i = int(bad[0])
         raise InputError(
             template=N_("values[%(index)s] is %(value)s, beyond FP32's range (±%(max)s); block formats quantise FP32 "
                         "tensors, so give values within it."),
-            params={"index": str(i), "value": f"{x[i]:g}", "max": f"{_FLOAT32_MAX:g}"},
+            params={"index": str(i), "value": f"{x[i]:g}", "max": f"{FLOAT32_MAX:g}"},
         )
     return x.astype(np.float32).astype(np.float64)
 
@@ -94,6 +94,6 @@ def _first_non_number(values: Sequence[Any]) -> InputError:
         except OverflowError:
             return InputError(
                 template=N_("values[%(index)s] is beyond FP32's range (±%(max)s); give values within it."),
-                params={"index": str(i), "max": f"{_FLOAT32_MAX:g}"},
+                params={"index": str(i), "max": f"{FLOAT32_MAX:g}"},
             )
     return InputError(template=N_("values must be a flat list of numbers, as in [0.5, -1.25, 3]."))

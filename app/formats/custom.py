@@ -18,6 +18,7 @@ from app.refusal import quoted
 CUSTOM_ID = "custom"
 MAX_EXPONENT_BITS = 15  # binary128's
 MAX_MANTISSA_BITS = 112  # binary128's
+MIN_IEEE_EXPONENT_BITS = 2  # IEEE-style inf and NaN take the all-ones exponent: one bit would leave no normal number
 # A bias within ±2^15 keeps every value within 2^±(2^16 + 112): past binary128's range, and quick to show exactly.
 MAX_BIAS = 1 << MAX_EXPONENT_BITS
 
@@ -93,7 +94,7 @@ def _check_layout(exponent_bits: int, mantissa_bits: int, style: str) -> None:
                         "there would be no subnormals), so %(given)s is refused."),
             params={"most": str(MAX_MANTISSA_BITS), "given": _named("mantissa_bits", mantissa_bits)},
         )
-    if style == "ieee" and exponent_bits < 2:
+    if style == "ieee" and exponent_bits < MIN_IEEE_EXPONENT_BITS:
         raise LayoutError(template=N_(
             "IEEE-style inf and NaN take the all-ones exponent field, which leaves a 1-bit exponent no normal "
             "numbers; give at least 2 exponent bits, or choose nan_style fn, fnuz or none."

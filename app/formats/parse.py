@@ -34,6 +34,24 @@ _RAW_BIN = re.compile(r"0b(?P<digits>_*[01][01_]*)", _F)
 _RAW_DEC = re.compile(r"(?P<digits>_*[0-9][0-9_]*)", _F)
 
 
+def _exponent_digits(most: int) -> str:
+    """An exponent's digits, as few as keep every exponent written with them within ±most."""
+    return f"[+-]?[0-9]{{1,{len(str(most)) - 1}}}"
+
+
+# The values parse_number reads, as /openapi.json states them (an ECMA-262 regex): decimals, hex floats, a decimal
+# over a nonzero decimal, inf, infinity and nan, each signed. parse_number also reads spaces, upper-case words and
+# longer exponents within the limits above; what it cannot read, it refuses with a sentence.
+_DECIMAL_DIGITS = r"([0-9]+(\.[0-9]*)?|\.[0-9]+)"
+_HEX_DIGITS = r"([0-9a-fA-F]+(\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)"
+VALUE_PATTERN = (
+    r"^[+-]?(inf|infinity|nan"
+    rf"|{_DECIMAL_DIGITS}([eE]{_exponent_digits(MAX_DECIMAL_EXPONENT)})?"
+    rf"|0[xX]{_HEX_DIGITS}[pP]{_exponent_digits(MAX_BINARY_EXPONENT)}"
+    rf"|{_DECIMAL_DIGITS}/[+-]?[0-9]*[1-9][0-9]*(\.[0-9]*)?)$"
+)
+
+
 class InputError(Refusal):
     """Input that cannot be read; the message is a sentence a person can act on."""
 

@@ -19,6 +19,8 @@ from app.training.gather import gather
 from app.training.memory_calc import (
     BYTES_PER_GB,
     BYTES_PER_GIB,
+    MAX_DEVICES,
+    MAX_PARAMS,
     WEIGHT_FORMATS,
     ZERO_STAGES,
     MemoryReport,
@@ -47,6 +49,8 @@ __all__ = [
     "DEFAULT_CONFIG",
     "HISTOGRAM_SNAPSHOTS",
     "LIMITS",
+    "MAX_DEVICES",
+    "MAX_PARAMS",
     "MLP",
     "OPTIMIZERS",
     "RECIPES",

@@ -1,16 +1,30 @@
-"""/openapi.json documents the JSON API: every success body field by field, with a description of each field, and
-the refusals each operation can answer with, in the body the app sends (`{"detail": "<sentence>"}`)."""
+"""/openapi.json documents the JSON API: every success body field by field, with a description of each field, the
+refusals each operation can answer with, in the body the app sends (`{"detail": "<sentence>"}`), and the limits of
+each parameter and field, the app's own."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any, get_args
 
+import jsonschema_rs
 import pytest
 from pydantic import BaseModel
 
-from app.formats import spec
+from app.formats import (
+    BLOCK_FORMAT_IDS,
+    CUSTOM_NAN_STYLES,
+    MAX_EXPONENT_BITS,
+    MIN_IEEE_EXPONENT_BITS,
+    OVERFLOW_POLICIES,
+    ROUNDINGS,
+    SUMMABLE_FORMATS,
+    SUMMATION_METHODS,
+    spec,
+)
+from app.learn import ACCUMULATION_DISTRIBUTIONS
 from app.quiz import questions
+from app.training import DATASETS, RECIPES, SCENARIOS, WEIGHT_FORMATS
 from app.web.embed.schemas import OEmbed
 from app.web.platform.errors import ERROR_SCHEMA
 from app.web.platform.schemas import Readiness, RefusalBody
@@ -21,11 +35,11 @@ from app.web.visualise import schemas as format_schemas
 REFUSALS = {
     ("get", "/api/formats/custom"): {422},
     ("get", "/api/formats/custom/decode"): {422},
-    ("get", "/api/formats/custom/encode"): {422},
+    ("get", "/api/formats/custom/encode"): {414, 422},
     ("get", "/api/formats/{format_id}"): {404},
     ("get", "/api/formats/{format_id}/decode"): {404, 422},
-    ("get", "/api/formats/{format_id}/encode"): {404, 422},
-    ("get", "/api/compare"): {422},
+    ("get", "/api/formats/{format_id}/encode"): {404, 414, 422},
+    ("get", "/api/compare"): {414, 422},
     ("post", "/api/blocks/quantize"): {400, 422},
     ("post", "/api/train"): {400, 422, 429, 503},
     ("get", "/api/memory"): {422},
@@ -127,6 +141,15 @@ def test_the_refusal_model_is_the_error_schema():
     assert {name: detail[name] for name in expected} == expected
 
 
+def parameter(openapi: dict[str, Any], route: str, name: str) -> dict[str, Any]:
+    """The schema of one query or path parameter of GET `route`."""
+    return next(p["schema"] for p in openapi["paths"][route]["get"]["parameters"] if p["name"] == name)
+
+
+def allows(schema: dict[str, Any], value: Any) -> bool:
+    return jsonschema_rs.validator_for(schema).is_valid(value)
+
+
 @pytest.mark.parametrize(("path", "name"), [
     ("/api/formats/float16/decode?bits=", "bits"),
     ("/api/formats/float16/encode?value=", "value"),
@@ -140,16 +163,105 @@ def test_an_empty_string_is_refused_by_the_schema_too(client, openapi, path, nam
     assert response.status_code == 422
     assert response.json()["detail"] == f"{name} is empty; it needs at least one character."
     route = path.split("?")[0].replace("float16", "{format_id}")
-    parameters = {parameter["name"]: parameter for parameter in openapi["paths"][route]["get"]["parameters"]}
-    assert parameters[name]["schema"]["minLength"] == 1
+    assert not allows(parameter(openapi, route, name), "")
 
 
 def test_empty_strings_in_request_bodies_are_refused_by_the_schema(openapi):
     schemas = openapi["components"]["schemas"]
-    assert schemas["QuantizeRequest"]["properties"]["format"]["minLength"] == 1
+    assert not allows(schemas["QuantizeRequest"]["properties"]["format"], "")
     train = schemas["TrainRequest"]["properties"]
-    assert train["scenario"]["minLength"] == 1
-    assert train["recipes"]["anyOf"][0]["items"]["minLength"] == 1
+    assert not allows(train["scenario"], "")
+    assert not allows(train["recipes"], [""])
+
+
+def enum(schema: dict[str, Any]) -> list[Any]:
+    """The names a schema lists: its own, its items', or those of its first alternative (of a field that may be
+    null)."""
+    if "anyOf" in schema:
+        return enum(schema["anyOf"][0])
+    return schema["enum"] if "enum" in schema else schema["items"]["enum"]
+
+
+def test_the_schema_names_the_ids_the_app_knows(openapi):
+    """Each name a parameter or field takes is listed in /openapi.json, from the app's own constants."""
+    named = {
+        ("/api/formats/custom/encode", "rounding"): ROUNDINGS,
+        ("/api/formats/{format_id}/encode", "overflow"): OVERFLOW_POLICIES,
+        ("/api/compare", "rounding"): ROUNDINGS,
+        ("/api/formats/custom", "nan_style"): CUSTOM_NAN_STYLES,
+        ("/api/memory", "format"): [f.id for f in WEIGHT_FORMATS],
+        ("/api/memory", "recipe"): list(RECIPES),
+        ("/api/accumulation", "format"): SUMMABLE_FORMATS,
+        ("/api/accumulation", "distribution"): list(ACCUMULATION_DISTRIBUTIONS),
+        ("/api/accumulation", "method"): list(SUMMATION_METHODS),
+    }
+    for (route, name), ids in named.items():
+        assert enum(parameter(openapi, route, name)) == list(ids), (route, name)
+    schemas = openapi["components"]["schemas"]
+    assert enum(schemas["QuantizeRequest"]["properties"]["format"]) == list(BLOCK_FORMAT_IDS)
+    train = schemas["TrainRequest"]["properties"]
+    assert (enum(train["scenario"]), enum(train["recipes"]), enum(train["dataset"])) == (
+        list(SCENARIOS), list(RECIPES), list(DATASETS))
+    assert train["recipes"]["uniqueItems"] is True
+
+
+def test_the_schema_states_the_numeric_limits(openapi):
+    exponent_bits = parameter(openapi, "/api/formats/custom", "exponent_bits")
+    assert (exponent_bits["minimum"], exponent_bits["maximum"]) == (MIN_IEEE_EXPONENT_BITS, MAX_EXPONENT_BITS)
+    assert [parameter(openapi, "/api/memory", name)["default"] for name in ("devices", "stage")] == [1, 0]
+    params = parameter(openapi, "/api/memory", "params")
+    assert [allows(params, n) for n in (7_000_000_000, "7B", "1.5T", "350M", 0, "0", "0.5K", 10**15 + 1)] == [
+        True, True, True, True, False, False, False, False]
+    value = parameter(openapi, "/api/compare", "value")
+    assert all(allows(value, v) for v in ("0.1", "-2.5e-3", "0x1.8p-3", "1/3", "inf", "-inf", "nan", "-0"))
+    assert not any(allows(value, v) for v in ("0x3c00", "1/0", "1e999999", "one", "1" * 1101))
+    bits = parameter(openapi, "/api/formats/{format_id}/decode", "bits")
+    assert all(allows(bits, v) for v in ("0x3c00", "0b0011", "15360")) and not allows(bits, "3c00")
+    assert not allows(parameter(openapi, "/api/formats/{format_id}/decode", "format_id"), "mxfp4")
+    quantize = openapi["components"]["schemas"]["QuantizeRequest"]
+    for body, allowed in (({"format": "mxfp4", "values": [0.5] * 1024, "block_size": 1}, True),
+                          ({"format": "mxfp4", "values": [0.5] * 1025, "block_size": 1}, False),
+                          ({"format": "mxfp4", "values": [0.5] * 16384, "block_size": 16}, True),
+                          ({"format": "mxfp4", "values": [0.5] * 16384}, True),
+                          ({"format": "mxfp4", "values": [3.5e38]}, False),
+                          ({"format": "mxfp4", "values": ["nan", "-inf", 1.0]}, True)):
+        assert allows(quantize, body) == allowed, body
+
+
+@pytest.mark.parametrize(("path", "sentence"), [
+    ("/api/formats/float16/encode?value=1&rounding=up", "Unknown rounding 'up'; choose one of: "),
+    ("/api/compare?value=1&overflow=wrap", "Unknown overflow policy 'wrap'; choose one of: "),
+    ("/api/compare?value=one", "Could not read 'one' as a number."),
+    ("/api/formats/float16/decode?bits=3c00", "Could not read '3c00' as a bit pattern;"),
+    ("/api/formats/mxfp4/decode?bits=0", "mxfp4 is a block format:"),
+    ("/api/formats/custom?exponent_bits=0&mantissa_bits=3", "A custom format has 1 to 15 exponent bits"),
+    ("/api/formats/custom?exponent_bits=1&mantissa_bits=3", "IEEE-style inf and NaN take the all-ones exponent"),
+    ("/api/formats/custom?exponent_bits=x&mantissa_bits=3", "exponent_bits must be a whole number, such as 5;"),
+    ("/api/formats/custom?exponent_bits=4&mantissa_bits=3&nan_style=ieee754", "Unknown nan_style 'ieee754';"),
+    ("/api/memory?params=0", "The number of parameters must be from 1 to 10^15"),
+    ("/api/memory?params=7B&devices=0", "The number of accelerators must be a whole number from 1 to"),
+    ("/api/accumulation?distribution=zipf", "'zipf' is not a distribution here; choose from "),
+    ("/api/accumulation?method=", "'' is not a summation method; choose from "),
+    ("/api/accumulation?n=0", "n must be a whole number of values from 1 to"),
+])
+def test_what_the_schema_refuses_the_app_refuses_with_its_own_sentence(client, path, sentence):
+    """The limits are stated in the schema, not checked by the framework: its words would replace the app's."""
+    response = client.get(path)
+    assert response.status_code == 422 and response.json()["detail"].startswith(sentence)
+
+
+@pytest.mark.parametrize(("path", "body", "sentence"), [
+    ("/api/blocks/quantize", {"format": "fp4", "values": [1.0]}, "'fp4' is not a block format; "),
+    ("/api/blocks/quantize", {"format": "mxfp4", "values": [1.0], "block_size": 0}, "block_size must be a whole"),
+    ("/api/blocks/quantize", {"format": "mxfp4", "values": [1e39]}, "values[0] is 1e+39, beyond FP32's range"),
+    ("/api/train", {"recipes": ["fp64"]}, "Unknown recipe 'fp64'; choose one of: "),
+    ("/api/train", {"recipes": ["fp32", "fp32"]}, "Each recipe may be chosen only once."),
+    ("/api/train", {"steps": 0}, "steps must be at least 1 (got 0)."),
+    ("/api/train", {"learning_rate": 2.0}, "learning_rate must be at most 1 (got 2)."),
+])
+def test_what_the_body_schema_refuses_the_app_refuses_with_its_own_sentence(client, path, body, sentence):
+    response = client.post(path, json=body)
+    assert response.status_code == 422 and response.json()["detail"].startswith(sentence)
 
 
 def test_the_named_values_of_the_schema_are_the_cores():

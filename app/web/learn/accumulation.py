@@ -33,7 +33,7 @@ from app.web.learn.accumulation_schemas import AccumulationFigure
 from app.web.platform.page_cache import cached_page
 from app.web.platform.refusals import refusal_sentence
 from app.web.platform.rendering import EMBED_PREFIX, link_prefix, render
-from app.web.platform.schemas import refused
+from app.web.platform.schemas import one_of, refused, stated, whole
 from app.web.platform.translations import N_, gettext, prose_decimal
 from app.web.visualise.present import relative, shown, visualise_url
 
@@ -167,13 +167,17 @@ def _float_or_none(x: float) -> float | None:
                                     "seconds")})
 def accumulation_api(
     format_id: Annotated[str, Query(alias="format", min_length=1,
-                                    description=f"the format: {', '.join(SUMMABLE_FORMATS)}")] = DEFAULTS["format"],
-    distribution: Annotated[str, Query(min_length=1, description=", ".join(ACCUMULATION_DISTRIBUTIONS))] = "uniform",
-    n: Annotated[str, Query(min_length=1, description=f"how many values, 1 to {MAX_VALUES:,}")] = DEFAULTS["n"],
-    seed: Annotated[str, Query(min_length=1, description=f"0 to {MAX_SEED}")] = DEFAULTS["seed"],
-    method: Annotated[list[str] | None, Query(description=f"repeat for several: {', '.join(SUMMATION_METHODS)}; "
-                                                          "all when none is named (FP32 accumulation not for "
-                                                          "float64)")] = None,
+                                    description=f"the format: {', '.join(SUMMABLE_FORMATS)}"),
+                         stated(one_of(SUMMABLE_FORMATS))] = DEFAULTS["format"],
+    distribution: Annotated[str, Query(min_length=1, description=", ".join(ACCUMULATION_DISTRIBUTIONS)),
+                            stated(one_of(ACCUMULATION_DISTRIBUTIONS))] = "uniform",
+    n: Annotated[str, Query(min_length=1, description=f"how many values, 1 to {MAX_VALUES:,}"),
+                 stated(whole(1, MAX_VALUES))] = DEFAULTS["n"],
+    seed: Annotated[str, Query(min_length=1, description=f"0 to {MAX_SEED}"),
+                    stated(whole(0, MAX_SEED))] = DEFAULTS["seed"],
+    method: Annotated[list[Annotated[str, stated(one_of(SUMMATION_METHODS))]] | None,
+                      Query(description=f"repeat for several: {', '.join(SUMMATION_METHODS)}; all when none is named "
+                                        "(FP32 accumulation not for float64)")] = None,
 ) -> dict[str, Any]:
     """The values are drawn as float64 with numpy's default generator, then stored in the format (clamped to its
     largest value); the exact sum is of the stored values."""

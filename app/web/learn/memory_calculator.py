@@ -13,6 +13,8 @@ from app.formats import FormatSpec, InputError, decimal_string
 from app.training import (
     BYTES_PER_GB,
     BYTES_PER_GIB,
+    MAX_DEVICES,
+    MAX_PARAMS,
     OPTIMIZERS,
     RECIPES,
     WEIGHT_FORMATS,
@@ -29,7 +31,7 @@ from app.training import (
 from app.web.learn.schemas import MemoryEstimate
 from app.web.platform.refusals import refusal_sentence
 from app.web.platform.rendering import render
-from app.web.platform.schemas import refused
+from app.web.platform.schemas import one_of, refused, stated, whole
 from app.web.platform.translations import N_, gettext, local_digits
 
 router = APIRouter()
@@ -134,16 +136,29 @@ def _setting(description: str, alias: str | None = None) -> Any:
     return Query(alias=alias, description=description, min_length=1)
 
 
+# The limits /openapi.json states (app/web/platform/schemas.py: `stated`); parse_param_count and the others check
+# them and refuse what is outside with their own sentences. A count of parameters from 1 to MAX_PARAMS, as a whole
+# number or with a suffix: at most three digits before a K, M, B or T keep it below 10^15.
+PARAMS = stated({"anyOf": [whole(1, MAX_PARAMS),
+                           {"type": "string", "pattern": "^[1-9][0-9]{0,2}(\\.[0-9]{1,3})?[kKmMbBtT]$"}]})
+WEIGHT_FORMAT = stated(one_of(spec.id for spec in WEIGHT_FORMATS))
+
+
 @router.get("/api/memory", tags=["memory"], summary="Memory for a model's weights and training state",
             response_model=MemoryEstimate,
             responses={422: refused("A setting that cannot be read or is unknown; the detail says what is expected")})
 def memory_api(
-    params: Annotated[str, _setting(PARAMS_DOC)],
-    format_id: Annotated[str, _setting("weight format id for inference", alias="format")] = DEFAULTS["format"],
-    recipe: Annotated[str, _setting(f"training recipe: {', '.join(RECIPES)}")] = DEFAULTS["recipe"],
-    optimizer: Annotated[str, _setting(f"optimizer: {', '.join(OPTIMIZERS)}")] = DEFAULTS["optimizer"],
-    devices: Annotated[str, _setting("data-parallel accelerators the training state is sharded over")] = "1",
-    stage: Annotated[str, _setting("ZeRO stage: 0 (none), 1, 2 or 3")] = "0",
+    params: Annotated[str, _setting(PARAMS_DOC), PARAMS],
+    format_id: Annotated[str, _setting("weight format id for inference: any id of GET /api/formats but "
+                                       "float8_e8m0fnu", alias="format"), WEIGHT_FORMAT] = DEFAULTS["format"],
+    recipe: Annotated[str, _setting(f"training recipe: {', '.join(RECIPES)}"),
+                      stated(one_of(RECIPES))] = DEFAULTS["recipe"],
+    optimizer: Annotated[str, _setting(f"optimizer: {', '.join(OPTIMIZERS)}"),
+                         stated(one_of(OPTIMIZERS))] = DEFAULTS["optimizer"],
+    devices: Annotated[str, _setting(f"data-parallel accelerators the training state is sharded over, 1 to "
+                                     f"{MAX_DEVICES:,}"), stated(whole(1, MAX_DEVICES))] = "1",
+    stage: Annotated[str, _setting("ZeRO stage: 0 (none), 1, 2 or 3"),
+                     stated({"type": "integer", "enum": list(ZERO_STAGES)})] = "0",
 ) -> dict[str, Any]:
     """Bytes are whole bytes, rounded up; GB is 10^9 bytes. Activations and the KV cache are not included."""
     report = _report(params, format_id, recipe, optimizer, devices, stage)
