@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,6 +82,7 @@ def _read(path: Path, fields: tuple[str, ...]) -> dict[str, Any]:
     return dict(document)
 
 
+@functools.cache  # the file changes only with a deploy; the hardware page and the guides read it
 def load_published(path: Path = PUBLISHED_FILE) -> tuple[PublishedAccelerator, ...]:
     document = _read(path, ("description", "accelerators"))
     try:
