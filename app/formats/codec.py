@@ -140,23 +140,24 @@ def _encode_float(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: Sto
     if x.kind == "nan":
         if spec.nan_style == "none":
             # ml_dtypes stores NaN in FP6/FP4 as a zero with the NaN's sign bit flipped
-            return Rounded(decode(spec, float_bits(spec, not neg, 0, 0)), x, False, False,
-                           Phrase(N_("%(name)s has no NaN; ml_dtypes stores NaN as a zero."), {"name": spec.name}))
-        return Rounded(decode(spec, _nan_bits(spec, neg)), x, False, False)
+            return Rounded(encoding=decode(spec, float_bits(spec, not neg, 0, 0)), input=x,
+                           note=Phrase(N_("%(name)s has no NaN; ml_dtypes stores NaN as a zero."), {"name": spec.name}))
+        return Rounded(encoding=decode(spec, _nan_bits(spec, neg)), input=x)
     if spec.nan_style == "e8m0" and (neg or x.is_zero):
         why = (N_("%(name)s has no sign and no zero, so zero become NaN.") if x.is_zero
                else N_("%(name)s has no sign and no zero, so negative values become NaN."))
-        return Rounded(decode(spec, _nan_bits(spec, neg)), x, False, False, Phrase(why, {"name": spec.name}))
+        return Rounded(encoding=decode(spec, _nan_bits(spec, neg)), input=x, note=Phrase(why, {"name": spec.name}))
     if x.kind == "inf":
         if spec.has_inf and not saturate:
-            return Rounded(decode(spec, float_bits(spec, neg, (1 << spec.exponent_bits) - 1, 0)), x, False, False)
+            return Rounded(encoding=decode(spec, float_bits(spec, neg, (1 << spec.exponent_bits) - 1, 0)), input=x)
         if spec.overflow_default == "nan" and not saturate:
-            return Rounded(decode(spec, _nan_bits(spec, neg)), x, False, False,
-                           Phrase(N_("%(name)s has no infinity; ml_dtypes stores it as NaN."), {"name": spec.name}))
-        return Rounded(decode(spec, max_bits(spec, neg)), x, False, False,
-                       Phrase(N_("Infinity is stored as the largest finite value (saturation).")))
+            return Rounded(encoding=decode(spec, _nan_bits(spec, neg)), input=x,
+                           note=Phrase(N_("%(name)s has no infinity; ml_dtypes stores it as NaN."),
+                                       {"name": spec.name}))
+        return Rounded(encoding=decode(spec, max_bits(spec, neg)), input=x,
+                       note=Phrase(N_("Infinity is stored as the largest finite value (saturation).")))
     if x.is_zero:
-        return Rounded(decode(spec, float_bits(spec, neg and spec.has_negative_zero, 0, 0)), x, False, False)
+        return Rounded(encoding=decode(spec, float_bits(spec, neg and spec.has_negative_zero, 0, 0)), input=x)
 
     m, a = spec.mantissa_bits, x.magnitude
     num, den = a.numerator, a.denominator
@@ -172,30 +173,30 @@ def _encode_float(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: Sto
 
     if e_eff > spec.emax or (e_eff == spec.emax and n > (1 << m) + spec.max_mantissa_field):
         if saturate or rounds_toward_zero(mode, neg) or spec.overflow_default == "saturate":
-            return Rounded(decode(spec, max_bits(spec, neg)), x, True, False,
-                           Phrase(N_("Beyond the largest finite value %(max)s: stored as ±max (saturation)."),
-                                  {"max": _max_text(spec)}))
+            return Rounded(encoding=decode(spec, max_bits(spec, neg)), input=x, overflowed=True,
+                           note=Phrase(N_("Beyond the largest finite value %(max)s: stored as ±max (saturation)."),
+                                       {"max": _max_text(spec)}))
         if spec.overflow_default == "inf":
-            return Rounded(decode(spec, float_bits(spec, neg, (1 << spec.exponent_bits) - 1, 0)), x, True,
-                           False, Phrase(N_("Beyond the largest finite value: overflow to infinity.")))
+            return Rounded(encoding=decode(spec, float_bits(spec, neg, (1 << spec.exponent_bits) - 1, 0)), input=x,
+                           overflowed=True, note=Phrase(N_("Beyond the largest finite value: overflow to infinity.")))
         libraries = SATURATING.get(spec.id)
         note = (Phrase(N_("%(name)s has no infinity, so ml_dtypes' cast gives NaN on overflow; choose saturate to "
                           "keep ±max, as %(libraries)s do."), {"name": spec.name, "libraries": libraries})
                 if libraries else Phrase(N_("%(name)s has no infinity, so ml_dtypes' cast gives NaN on overflow; "
                                             "choose saturate to keep ±max."), {"name": spec.name}))
-        return Rounded(decode(spec, _nan_bits(spec, neg)), x, True, False, note)
+        return Rounded(encoding=decode(spec, _nan_bits(spec, neg)), input=x, overflowed=True, note=note)
     if n == 0:
         if not spec.has_zero:
-            return Rounded(decode(spec, 0), x, False, True,
-                           Phrase(N_("%(name)s has no zero: values below its smallest are stored as that smallest."),
-                                  {"name": spec.name}))
-        return Rounded(decode(spec, float_bits(spec, neg and spec.has_negative_zero, 0, 0)), x, False, True,
-                       Phrase(N_("Too small for this format: flushed to zero (underflow).")))
+            return Rounded(encoding=decode(spec, 0), input=x, underflowed=True,
+                           note=Phrase(N_("%(name)s has no zero: values below its smallest are stored as that "
+                                          "smallest."), {"name": spec.name}))
+        return Rounded(encoding=decode(spec, float_bits(spec, neg and spec.has_negative_zero, 0, 0)), input=x,
+                       underflowed=True, note=Phrase(N_("Too small for this format: flushed to zero (underflow).")))
     if n >> (m + 1):
         n, e_eff = n >> 1, e_eff + 1  # rounding carried into the next binade
     normal = n >> m  # else a subnormal, whose exponent field is 0
     bits = float_bits(spec, neg, e_eff + spec.bias, n - (1 << m)) if normal else float_bits(spec, neg, 0, n)
-    return Rounded(decode(spec, bits), x, False, False)
+    return Rounded(encoding=decode(spec, bits), input=x)
 
 
 def _max_text(spec: FormatSpec) -> str:
@@ -212,11 +213,11 @@ def int_limits(spec: FormatSpec) -> tuple[int, int]:
 def _encode_int(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: StochasticDraw | None) -> Rounded:
     lo, hi = int_limits(spec)
     if x.kind == "nan":
-        return Rounded(decode(spec, 0), x, False, False, Phrase(N_("Integers have no NaN; stored as 0.")))
+        return Rounded(encoding=decode(spec, 0), input=x, note=Phrase(N_("Integers have no NaN; stored as 0.")))
     if x.kind == "inf":
         v = lo if x.negative else hi
-        return Rounded(decode(spec, v & ((1 << spec.bits) - 1)), x, False, False,
-                       Phrase(N_("Integers have no infinity; stored as the nearest end of the range.")))
+        return Rounded(encoding=decode(spec, v & ((1 << spec.bits) - 1)), input=x,
+                       note=Phrase(N_("Integers have no infinity; stored as the nearest end of the range.")))
     n, r = divmod(x.magnitude.numerator, x.magnitude.denominator)
     if r and magnitude_rounds_up(mode, x.negative, r, x.magnitude.denominator, n % 2 == 0, rng):
         n += 1
@@ -232,26 +233,27 @@ def _encode_int(spec: FormatSpec, x: Real, mode: str, saturate: bool, rng: Stoch
             note = Phrase(N_("Outside %(lo)s..%(hi)s: wrapped around modulo 2^%(bits)s, as an integer cast does."),
                           limits)
     underflowed = v == 0 and not x.is_zero
-    return Rounded(decode(spec, v & ((1 << spec.bits) - 1)), x, overflowed, underflowed, note)
+    return Rounded(encoding=decode(spec, v & ((1 << spec.bits) - 1)), input=x, overflowed=overflowed,
+                   underflowed=underflowed, note=note)
 
 
 def _encode_codebook(spec: FormatSpec, x: Real, mode: str, rng: StochasticDraw | None) -> Rounded:
     values = _codebook(spec)
     if x.kind == "nan":
-        return Rounded(decode(spec, values.index(Fraction(0))), x, False, False,
-                       Phrase(N_("%(name)s has no NaN; stored as 0."), {"name": spec.name}))
+        return Rounded(encoding=decode(spec, values.index(Fraction(0))), input=x,
+                       note=Phrase(N_("%(name)s has no NaN; stored as 0."), {"name": spec.name}))
     if x.kind == "inf" or not values[0] <= x.fraction <= values[-1]:
         code = 0 if x.negative else len(values) - 1
-        return Rounded(decode(spec, code), x, x.is_finite, False,
-                       Phrase(N_("Outside [%(lo)s, %(hi)s]: clamped to the nearest end of the codebook."),
-                              {"lo": str(values[0]), "hi": str(values[-1])}))
+        return Rounded(encoding=decode(spec, code), input=x, overflowed=x.is_finite,
+                       note=Phrase(N_("Outside [%(lo)s, %(hi)s]: clamped to the nearest end of the codebook."),
+                                   {"lo": str(values[0]), "hi": str(values[-1])}))
     v = x.fraction
     i = bisect.bisect_right(values, v) - 1
     if values[i] == v:
-        return Rounded(decode(spec, i), x, False, False)
+        return Rounded(encoding=decode(spec, i), input=x)
     # v lies strictly between values[i] and values[i + 1], which are on the same side of zero
     inner, outer = (i, i + 1) if values[i] >= 0 else (i + 1, i)
     frac = (abs(v) - abs(values[inner])) / (abs(values[outer]) - abs(values[inner]))
     up = magnitude_rounds_up(mode, x.negative, frac.numerator, frac.denominator, inner % 2 == 0, rng)
     code = outer if up else inner
-    return Rounded(decode(spec, code), x, False, values[code] == 0)
+    return Rounded(encoding=decode(spec, code), input=x, underflowed=values[code] == 0)

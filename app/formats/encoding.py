@@ -78,14 +78,14 @@ class Encoding:
         return lead + ("." + f"{self.mantissa_field:0{m}b}" if m else "")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Rounded:
-    """The result of storing an input in a format."""
+    """The result of storing an input in a format: built with keywords, the flags said only where they are set."""
 
     encoding: Encoding
     input: Real
-    overflowed: bool
-    underflowed: bool
+    overflowed: bool = False
+    underflowed: bool = False
     note: str | None = None
 
     @cached_property

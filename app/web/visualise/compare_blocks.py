@@ -29,8 +29,7 @@ from app.web.visualise.block_page import block_url
 from app.web.visualise.present import BitGroup, Shown, bit_groups, relative, shown
 
 _FLOAT32 = FORMATS["float32"]
-# What the rows say of a value that was not simply rounded, translated where shown (BlockRow.note);
-# static/js/compare.js says the same ids (its blockNote), in the page's language.
+# What the rows say of a value that was not simply rounded, translated where shown (block_notes)
 NOTES = {
     "saturated": N_("Clamped to the element's largest value."),
     "zeroed": N_("Below the smallest step the scale allows: flushed to zero."),
@@ -55,44 +54,50 @@ class BlockRow:
     fate: str | None  # kept, saturated, zeroed or nan (block_detail.fates)
     stored: Shown | None
     error: Shown | None
-    refused: str | None  # why there is no block, instead of a result
 
     @property
     def rel_error(self) -> str:
         return relative(self.result.rel_error) if self.result else "—"
 
     @property
-    def note(self) -> str | None:
-        """What became of the value, where it was not simply rounded."""
-        if self.refused or self.result is None:
-            return self.refused
-        given = self.result.input
+    def flag(self) -> str | None:
+        return {"saturated": "saturated", "zeroed": "underflow", "nan": "nan"}.get(self.fate or "")
+
+    @property
+    def note_id(self) -> str | None:
+        """Which of block_notes the row says, where the value was not simply rounded."""
+        if self.result is None:
+            return "refused"
         if self.fate == "nan":
-            what, note = "NaN" if given.kind == "nan" else "inf", NOTES["nan"]
-            return gettext(note).format(what=what) if not given.is_finite else None
-        said = NOTES.get(self.fate or "")
-        return gettext(said) if said else None
+            given = self.result.input
+            return None if given.is_finite else "nan-NaN" if given.kind == "nan" else "nan-inf"
+        return self.fate if self.fate in NOTES else None
+
+
+def block_notes() -> dict[str, str]:
+    """Every sentence a row may say, by note id, in the page's language: the page carries them all, for its script
+    to write the one that applies."""
+    nan = gettext(NOTES["nan"])
+    return {"saturated": gettext(NOTES["saturated"]), "zeroed": gettext(NOTES["zeroed"]),
+            "nan-NaN": nan.format(what="NaN"), "nan-inf": nan.format(what="inf"),
+            "refused": gettext(NOTES["refused"]).format(max=FP32_MAX)}
 
 
 def block_rows(x: Real, typed: str, prefix: str) -> list[BlockRow]:
     """The value x (typed as `typed`) alone in a block of every block format, in the registry's order."""
     fp32 = encode(_FLOAT32, x)
-    refused = None
-    if fp32.overflowed:
-        note = NOTES["refused"]
-        refused = gettext(note).format(max=FP32_MAX)
-    return [_row(FORMATS[format_id], x, fp32.encoding.value.to_float(), typed, prefix, refused)
+    return [_row(FORMATS[format_id], x, fp32.encoding.value.to_float(), typed, prefix, fp32.overflowed)
             for format_id in BLOCK_FORMAT_IDS]
 
 
-def _row(spec: FormatSpec, x: Real, value: float, typed: str, prefix: str, refused: str | None) -> BlockRow:
+def _row(spec: FormatSpec, x: Real, value: float, typed: str, prefix: str, refused: bool) -> BlockRow:
     element_spec = spec.element or spec  # NF4 is its own codebook
     scale_spec = spec.scale or _FLOAT32
     scale_name = N_("FP32 absmax") if spec.kind == "codebook" else scale_spec.name  # translated where shown
     href = block_url(spec.id, values=typed, prefix=prefix)
-    if refused is not None:
+    if refused:  # beyond FP32's range: no block
         return BlockRow(spec, href, bit_groups(decode(element_spec, 0)), None, None, scale_name, None, None, None,
-                        None, refused)
+                        None)
     result = quantize_blocks([value], spec.id)
     block = result.blocks[0]
     stored = float(result.dequantized[0])
@@ -100,6 +105,6 @@ def _row(spec: FormatSpec, x: Real, value: float, typed: str, prefix: str, refus
     scale_hex = f"0x{block.scale_bits:0{(scale_spec.bits + 3) // 4}x}"
     held = Real.of_float(stored)
     cls: ValueClass = "zero" if held.is_zero else "normal" if held.kind == "finite" else held.kind
-    rounded = Rounded(Encoding(spec, block.codes[0], held, cls), x, overflowed=False, underflowed=False)
+    rounded = Rounded(encoding=Encoding(spec, block.codes[0], held, cls), input=x)
     return BlockRow(spec, href, bit_groups(element), element.hex, scale_hex, scale_name, rounded, fates(result)[0],
-                    shown(held, limit=80, digits=20), shown(rounded.error, limit=40), None)
+                    shown(held, limit=80, digits=20), shown(rounded.error, limit=40))
