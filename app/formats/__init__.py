@@ -24,7 +24,6 @@ from app.formats.blocks import (
     block_size_of,
     element_emax,
     quantize_blocks,
-    to_json,
 )
 from app.formats.codec import SATURATING, NotScalarError, decode, encode
 from app.formats.custom import (
@@ -146,6 +145,5 @@ __all__ = [
     "summable",
     "stochastic_odds",
     "summarise",
-    "to_json",
     "ulp",
 ]

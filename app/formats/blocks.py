@@ -16,11 +16,10 @@ NaN; finite / inf is 0, inf / inf NaN, and 0 × inf NaN (the codes are stored as
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -40,7 +39,7 @@ from app.formats.vector import decode_bits, encode_bits
 
 __all__ = [
     "BLOCK_FORMAT_IDS", "MAX_VALUES", "NF4_BLOCK_SIZE", "Block", "BlockQuantization", "block_size_of",
-    "element_emax", "quantize_blocks", "to_json",
+    "element_emax", "quantize_blocks",
 ]
 
 _FLOAT32 = FORMATS["float32"]
@@ -113,33 +112,6 @@ def quantize_blocks(
         inputs=x,
         tensor_scale=parts.tensor_scale,
     )
-
-
-def to_json(result: BlockQuantization) -> dict[str, Any]:
-    """The JSON object of POST /api/blocks/quantize: plain ints, and floats that are finite or, as JSON has no NaN
-    or infinity, the strings "nan", "inf" and "-inf"."""
-    body: dict[str, Any] = {
-        "format": result.format,
-        "block_size": result.block_size,
-        "blocks": [
-            {"scale_bits": b.scale_bits, "scale": _number(b.scale), "codes": b.codes, "values": _numbers(b.values)}
-            for b in result.blocks
-        ],
-        "dequantized": _numbers(result.dequantized.tolist()),
-        "mse": _number(result.mse),
-        "max_abs_error": _number(result.max_abs_error),
-    }
-    if result.tensor_scale is not None:
-        body["tensor_scale"] = result.tensor_scale
-    return body
-
-
-def _number(x: float) -> float | str:
-    return x if math.isfinite(x) else "nan" if math.isnan(x) else "inf" if x > 0 else "-inf"
-
-
-def _numbers(xs: list[float]) -> list[float | str]:
-    return xs if all(map(math.isfinite, xs)) else [_number(x) for x in xs]  # type: ignore[return-value]
 
 
 def element_emax(spec: FormatSpec) -> int:

@@ -18,30 +18,32 @@ from app.formats import (
     MAX_INPUT_LENGTH,
     MAX_MANTISSA_BITS,
     MIN_IEEE_EXPONENT_BITS,
-    OVERFLOW_POLICIES,
-    ROUNDINGS,
     SCALAR_FORMATS,
     VALUE_PATTERN,
     FormatSpec,
+    OverflowPolicy,
+    Rounding,
     decode,
     encode,
     get_format,
-    overflow_policy,
     parse_bits,
     parse_number,
     quantize_blocks,
-    rounding_mode,
-    to_json,
 )
 from app.web.platform.schemas import UNREADABLE_BODY, number, one_of, refused, stated, whole
 from app.web.visualise import inputs
-from app.web.visualise.schemas import Comparison, Encoding, FormatInfo, NonFinite, Quantization, Rounded
-from app.web.visualise.serialise import encoding_json, format_json, rounded_json
+from app.web.visualise.rounding_query import ChosenOverflow, ChosenRounding
+from app.web.visualise.schemas import (
+    ComparisonAnswer,
+    EncodingAnswer,
+    FormatAnswer,
+    NonFinite,
+    QuantizationAnswer,
+    RoundedAnswer,
+)
 
 router = APIRouter(prefix="/api", tags=["formats"])
 
-ROUNDING_DOC = "nearest_even (default), nearest_away, toward_zero, toward_positive, toward_negative, stochastic"
-OVERFLOW_DOC = "format_default (what ml_dtypes does for that format) or saturate"
 FORMAT_DOC = "a format id from GET /api/formats, e.g. float16, bfloat16, float8_e4m3fn"
 VALUE_DOC = "0.1, -2.5e-3, 0x1.8p-3, 1/3, inf, -inf, nan, -0"
 
@@ -57,8 +59,6 @@ ScalarFormatId = Annotated[str, Path(description=FORMAT_DOC + "; not a block for
                            stated({"type": "string", "minLength": 1, "not": one_of(BLOCK_IDS)})]
 Value = Annotated[str, Query(description=VALUE_DOC, min_length=1),
                   stated({"type": "string", "maxLength": MAX_INPUT_LENGTH, "pattern": VALUE_PATTERN})]
-RoundingName = Annotated[str, Query(description=ROUNDING_DOC, min_length=1), stated(one_of(ROUNDINGS))]
-OverflowName = Annotated[str, Query(description=OVERFLOW_DOC, min_length=1), stated(one_of(OVERFLOW_POLICIES))]
 PatternText = Annotated[str, Query(description="0x3c00, 0b0011110000000000 or a decimal integer, at most as wide as "
                                                "the format", min_length=1),
                         stated({"type": "string", "pattern": BITS_PATTERN})]
@@ -95,86 +95,76 @@ TOO_LONG = refused("A query string longer than this site accepts; the detail say
 NOT_QUANTIZED = refused("Not a block format, a value beyond FP32's range, or too many blocks; the detail says which")
 
 
-@router.get("/formats", summary="Every format: fields and exact constants", response_model=list[FormatInfo])
-def list_formats() -> list[dict[str, Any]]:
-    from app.formats import FORMATS
-
-    return [format_json(spec) for spec in FORMATS.values()]
+@router.get("/formats", summary="Every format: fields and exact constants")
+def list_formats() -> list[FormatAnswer]:
+    return [FormatAnswer.of(spec) for spec in FORMATS.values()]
 
 
 # The custom routes come before /formats/{format_id}, which would take `custom` for a format id.
 @router.get("/formats/custom", summary="A float format of your own layout: fields and exact constants",
-            response_model=FormatInfo, responses={422: NO_LAYOUT})
+            responses={422: NO_LAYOUT})
 def custom_format_info(
     exponent_bits: ExponentBits, mantissa_bits: MantissaBits, bias: Bias = None, nan_style: NanStyle = "ieee"
-) -> dict[str, Any]:
-    return format_json(inputs.custom_layout(exponent_bits, mantissa_bits, bias, nan_style))
+) -> FormatAnswer:
+    return FormatAnswer.of(inputs.custom_layout(exponent_bits, mantissa_bits, bias, nan_style))
 
 
 @router.get("/formats/custom/decode", summary="The exact value of one bit pattern of your own layout",
-            response_model=Encoding, responses={422: NO_LAYOUT})
+            responses={422: NO_LAYOUT})
 def decode_custom(
     exponent_bits: ExponentBits, mantissa_bits: MantissaBits, bits: PatternText, bias: Bias = None,
     nan_style: NanStyle = "ieee",
-) -> dict[str, Any]:
+) -> EncodingAnswer:
     return _decoded(inputs.custom_layout(exponent_bits, mantissa_bits, bias, nan_style), bits)
 
 
 @router.get("/formats/custom/encode", summary="How a value is stored in your own layout, and the rounding error",
-            response_model=Rounded, responses={414: TOO_LONG, 422: NO_LAYOUT})
+            responses={414: TOO_LONG, 422: NO_LAYOUT})
 def encode_custom(
-    exponent_bits: ExponentBits, mantissa_bits: MantissaBits, value: Value, bias: Bias = None,
-    nan_style: NanStyle = "ieee", rounding: RoundingName = "nearest_even", overflow: OverflowName = "format_default",
-    seed: SeedText = None,
-) -> dict[str, Any]:
+    exponent_bits: ExponentBits, mantissa_bits: MantissaBits, value: Value, rounding: ChosenRounding,
+    overflow: ChosenOverflow, bias: Bias = None, nan_style: NanStyle = "ieee", seed: SeedText = None,
+) -> RoundedAnswer:
     spec = inputs.custom_layout(exponent_bits, mantissa_bits, bias, nan_style)
     return _encoded(spec, value, rounding, overflow, seed)
 
 
-@router.get("/formats/{format_id}", summary="One format", response_model=FormatInfo, responses={404: NO_FORMAT})
-def one_format(format_id: FormatId) -> dict[str, Any]:
-    return format_json(get_format(format_id))
+@router.get("/formats/{format_id}", summary="One format", responses={404: NO_FORMAT})
+def one_format(format_id: FormatId) -> FormatAnswer:
+    return FormatAnswer.of(get_format(format_id))
 
 
-@router.get("/formats/{format_id}/decode", summary="The exact value of one bit pattern", response_model=Encoding,
+@router.get("/formats/{format_id}/decode", summary="The exact value of one bit pattern",
             responses={404: NO_FORMAT, 422: NOT_SCALAR})
-def decode_bits(format_id: ScalarFormatId, bits: PatternText) -> dict[str, Any]:
+def decode_bits(format_id: ScalarFormatId, bits: PatternText) -> EncodingAnswer:
     return _decoded(inputs.scalar_format(format_id), bits)
 
 
 @router.get("/formats/{format_id}/encode", summary="How a value is stored, and the rounding error",
-            response_model=Rounded, responses={404: NO_FORMAT, 414: TOO_LONG, 422: NOT_SCALAR})
+            responses={404: NO_FORMAT, 414: TOO_LONG, 422: NOT_SCALAR})
 def encode_value(
-    format_id: ScalarFormatId,
-    value: Value,
-    rounding: RoundingName = "nearest_even",
-    overflow: OverflowName = "format_default",
-    seed: SeedText = None,
-) -> dict[str, Any]:
+    format_id: ScalarFormatId, value: Value, rounding: ChosenRounding, overflow: ChosenOverflow, seed: SeedText = None,
+) -> RoundedAnswer:
     return _encoded(inputs.scalar_format(format_id), value, rounding, overflow, seed)
 
 
-def _decoded(spec: FormatSpec, bits: str) -> dict[str, Any]:
-    return encoding_json(decode(spec, parse_bits(bits, spec)))
+def _decoded(spec: FormatSpec, bits: str) -> EncodingAnswer:
+    return EncodingAnswer.of(decode(spec, parse_bits(bits, spec)))
 
 
-def _encoded(spec: FormatSpec, value: str, rounding: str, overflow: str, seed: str | None) -> dict[str, Any]:
-    mode, policy = rounding_mode(rounding), overflow_policy(overflow)
-    result = encode(spec, parse_number(value), mode, policy, inputs.seed_value(seed))
-    return rounded_json(result, mode, policy)
+def _encoded(spec: FormatSpec, value: str, rounding: Rounding, overflow: OverflowPolicy,
+             seed: str | None) -> RoundedAnswer:
+    result = encode(spec, parse_number(value), rounding, overflow, inputs.seed_value(seed))
+    return RoundedAnswer.of(result, rounding, overflow)
 
 
-@router.get("/compare", summary="One value in every scalar format", response_model=Comparison,
-            responses={414: TOO_LONG, 422: UNREADABLE})
+@router.get("/compare", summary="One value in every scalar format", responses={414: TOO_LONG, 422: UNREADABLE})
 def compare(
-    value: Value, rounding: RoundingName = "nearest_even", overflow: OverflowName = "format_default",
-    seed: CompareSeed = None,
-) -> dict[str, Any]:
-    mode, policy = rounding_mode(rounding), overflow_policy(overflow)
+    value: Value, rounding: ChosenRounding, overflow: ChosenOverflow, seed: CompareSeed = None,
+) -> ComparisonAnswer:
     x, drawn = parse_number(value), inputs.seed_value(seed)
     # every format rounds with a generator of the same seed, as /encode of each would with it
-    results = [rounded_json(encode(spec, x, mode, policy, drawn), mode, policy) for spec in SCALAR_FORMATS]
-    return {"input": results[0]["input"], "input_exact": results[0]["input_exact"], "results": results}
+    return ComparisonAnswer.of([encode(spec, x, rounding, overflow, drawn) for spec in SCALAR_FORMATS], rounding,
+                               overflow)
 
 
 # One request's work and answer stay small (tens of milliseconds, about a megabyte at most): a vector the size of
@@ -215,9 +205,9 @@ class QuantizeRequest(BaseModel):
         f"{MAX_QUANTIZE_BLOCKS} blocks in all")
 
 
-# Only NVFP4's body has tensor_scale: the fields to_json leaves unset stay out of the others'
-@router.post("/blocks/quantize", summary="Quantise a vector into a block-scaled format", response_model=Quantization,
+# Only NVFP4's body has tensor_scale: the field QuantizationAnswer.of leaves unset stays out of the others'
+@router.post("/blocks/quantize", summary="Quantise a vector into a block-scaled format",
              response_model_exclude_unset=True, responses={400: UNREADABLE_BODY, 422: NOT_QUANTIZED})
-def quantize(request: QuantizeRequest) -> dict[str, Any]:
+def quantize(request: QuantizeRequest) -> QuantizationAnswer:
     inputs.block_count(len(request.values), request.format, request.block_size, MAX_QUANTIZE_BLOCKS)
-    return to_json(quantize_blocks(request.values, request.format, request.block_size))
+    return QuantizationAnswer.of(quantize_blocks(request.values, request.format, request.block_size))

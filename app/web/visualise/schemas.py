@@ -1,16 +1,33 @@
-"""The JSON the format API answers with (DESIGN.md section 3), field by field, for /openapi.json.
+"""The JSON the format API answers with (DESIGN.md section 3): one model per answer, built from the core's objects by
+its `of`, so that /openapi.json and the bytes on the wire come from the same fields. Exact values travel as decimal
+strings ("0.100000001490116119384765625", "-0", "inf", "nan").
 
-The routes build these bodies in app/web/visualise/serialise.py and app/formats/blocks.py; the models check and
-describe them. Exact values travel as decimal strings ("0.100000001490116119384765625", "-0", "inf", "nan").
+A model is named for what it holds and ends in `Answer`, the house's word for what a route sends back (beside the
+`Request` bodies it reads), so that none is taken for the core's Encoding, Rounded or Block. The answers are built
+with model_construct: the fields are the core's own values, checked by the tests (tests/web/test_answers.py), not
+again on every request.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+import math
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from app.formats import OverflowPolicy, Rounding, ValueClass
+from app.formats import (
+    BlockQuantization,
+    Encoding,
+    FormatSpec,
+    OverflowPolicy,
+    Rounded,
+    Rounding,
+    ValueClass,
+    next_down,
+    next_up,
+    ulp,
+)
+from app.web.visualise.serialise import exact, real_json
 
 EXACT = "an exact decimal string"
 # Past 1200 significant digits a decimal is rounded to 40: only values of float128 and wide custom layouts, far
@@ -21,7 +38,7 @@ FormatKind = Literal["float", "int", "codebook", "block"]
 OverflowDefault = Literal["inf", "nan", "saturate", "wrap"]
 
 
-class FormatInfo(BaseModel):
+class FormatAnswer(BaseModel):
     """One number format: its layout and exact constants."""
 
     id: str = Field(description="the format's id, as the URLs name it")
@@ -50,9 +67,40 @@ class FormatInfo(BaseModel):
     block_size: int | None = Field(description="of a block format: elements per shared scale; else null")
     summary: str = Field(description="what it is and where it is used, in a sentence or two")
 
+    @classmethod
+    def of(cls, spec: FormatSpec) -> FormatAnswer:
+        is_float = spec.kind in ("float", "block")
+        return cls.model_construct(
+            id=spec.id,
+            name=spec.name,
+            kind=spec.kind,
+            bits=spec.bits,
+            exponent_bits=spec.exponent_bits if is_float else None,
+            mantissa_bits=spec.mantissa_bits if is_float else None,
+            bias=spec.bias if is_float else None,
+            has_inf=spec.has_inf,
+            has_nan=spec.has_nan,
+            has_negative_zero=spec.has_negative_zero,
+            max=exact(spec.max),
+            lowest=exact(spec.lowest),
+            min_normal=exact(spec.min_normal),
+            min_subnormal=exact(spec.min_subnormal),
+            epsilon=exact(spec.epsilon),
+            signed=spec.signed,
+            overflow_default=spec.overflow_default,
+            bits_per_value=float(spec.bits_per_value),
+            bytes_per_value=float(spec.bytes_per_value),
+            gigabytes_per_billion=float(spec.gigabytes_per_billion),
+            in_ml_dtypes=spec.ml_dtype is not None,
+            element_format=spec.element.id if spec.element else None,
+            scale_format=spec.scale.id if spec.scale else None,
+            block_size=spec.block_size or None,
+            summary=spec.summary,
+        )
 
-class Encoding(BaseModel):
-    """One bit pattern of one format and the exact value it holds."""
+
+class _EncodingFields(BaseModel):
+    """The fields that an EncodingAnswer and a RoundedAnswer share."""
 
     format: str = Field(description="the format's id")
     bits: str = Field(description="the pattern in hex, zero-padded to the format's width")
@@ -71,7 +119,36 @@ class Encoding(BaseModel):
                                         "null where none")
 
 
-class Rounded(Encoding):
+class EncodingAnswer(_EncodingFields):
+    """One bit pattern of one format and the exact value it holds."""
+
+    @classmethod
+    def of(cls, enc: Encoding) -> EncodingAnswer:
+        return cls.model_construct(**_encoding_fields(enc))
+
+
+def _encoding_fields(enc: Encoding) -> dict[str, Any]:
+    """The fields of an EncodingAnswer, which a RoundedAnswer has too."""
+    up, down = next_up(enc), next_down(enc)
+    return {
+        "format": enc.format.id,
+        "bits": enc.hex,
+        "binary": enc.binary,
+        "sign": enc.sign,
+        "exponent_field": enc.exponent_field,
+        "mantissa_field": enc.mantissa_field,
+        "exponent": enc.exponent,
+        "significand": exact(enc.significand),
+        "value_class": enc.cls,
+        "value": enc.value.exact_string(),
+        "value_exact": real_json(enc.value)[1],
+        "next_up": up.value.exact_string() if up else None,
+        "next_down": down.value.exact_string() if down else None,
+        "ulp": exact(ulp(enc)),
+    }
+
+
+class RoundedAnswer(_EncodingFields):
     """How one value is stored in one format, and the rounding error."""
 
     input: str = Field(description="the value asked for, as a decimal string (exact when input_exact)")
@@ -85,13 +162,38 @@ class Rounded(Encoding):
     rounding: Rounding = Field(description="the rounding used")
     overflow: OverflowPolicy = Field(description="the overflow policy used")
 
+    @classmethod
+    def of(cls, result: Rounded, rounding: Rounding, overflow: OverflowPolicy) -> RoundedAnswer:
+        given, given_exact = real_json(result.input)
+        error, error_exact = real_json(result.error)
+        return cls.model_construct(
+            **_encoding_fields(result.encoding),
+            input=given,
+            input_exact=given_exact,
+            error=error,
+            error_exact=error_exact,
+            rel_error=result.rel_error,
+            overflowed=result.overflowed,
+            underflowed=result.underflowed,
+            note=result.note,
+            rounding=rounding,
+            overflow=overflow,
+        )
 
-class Comparison(BaseModel):
+
+class ComparisonAnswer(BaseModel):
     """One value in every scalar format."""
 
     input: str = Field(description="the value asked for, as a decimal string (exact when input_exact)")
     input_exact: bool = Field(description="whether input is exact")
-    results: list[Rounded] = Field(description="the value stored in each scalar format, in the order of /api/formats")
+    results: list[RoundedAnswer] = Field(description="the value stored in each scalar format, in the order of "
+                                         "/api/formats")
+
+    @classmethod
+    def of(cls, stored: list[Rounded], rounding: Rounding, overflow: OverflowPolicy) -> ComparisonAnswer:
+        """One input stored in each format, in order."""
+        results = [RoundedAnswer.of(result, rounding, overflow) for result in stored]
+        return cls.model_construct(input=results[0].input, input_exact=results[0].input_exact, results=results)
 
 
 # JSON has no NaN or infinity: a block holding them answers with these strings where a number would be
@@ -99,7 +201,7 @@ NonFinite = Literal["nan", "inf", "-inf"]
 Number = float | NonFinite
 
 
-class Block(BaseModel):
+class BlockAnswer(BaseModel):
     """One block of a quantised vector."""
 
     scale_bits: int = Field(description="the shared scale's bit pattern in the scale format (E8M0's NaN 0xff, "
@@ -112,15 +214,38 @@ class Block(BaseModel):
                                  "block holding NaN or inf)")
 
 
-class Quantization(BaseModel):
+class QuantizationAnswer(BaseModel):
     """A vector quantised block by block, and its error against the input rounded to FP32."""
 
     format: str = Field(description="the block format's id")
     block_size: int = Field(description="elements per block (the last block may be shorter)")
-    blocks: list[Block] = Field(description="the blocks, in order")
+    blocks: list[BlockAnswer] = Field(description="the blocks, in order")
     dequantized: list[Number] = Field(description="the stored values, one per input value")
     mse: Number = Field(description="the mean squared error of dequantized against the input rounded to FP32; "
                         '"nan" when a value is NaN')
     max_abs_error: Number = Field(description='the largest absolute error of one value; "nan" when a value is NaN')
     tensor_scale: float | None = Field(None, description="NVFP4 only: the FP32 scale over the whole vector (over "
                                        "its blocks without NaN or inf)")
+
+    @classmethod
+    def of(cls, result: BlockQuantization) -> QuantizationAnswer:
+        """The answer of POST /api/blocks/quantize; tensor_scale is left unset, and so out of the JSON, but for
+        NVFP4."""
+        blocks = [BlockAnswer.model_construct(scale_bits=b.scale_bits, scale=_number(b.scale), codes=b.codes,
+                                              values=_numbers(b.values)) for b in result.blocks]
+        fields: dict[str, Any] = {
+            "format": result.format, "block_size": result.block_size, "blocks": blocks,
+            "dequantized": _numbers(result.dequantized.tolist()), "mse": _number(result.mse),
+            "max_abs_error": _number(result.max_abs_error),
+        }
+        if result.tensor_scale is not None:
+            fields["tensor_scale"] = float(result.tensor_scale)
+        return cls.model_construct(**fields)
+
+
+def _number(x: float) -> Number:
+    return x if math.isfinite(x) else "nan" if math.isnan(x) else "inf" if x > 0 else "-inf"
+
+
+def _numbers(xs: list[float]) -> list[Number]:
+    return xs if all(map(math.isfinite, xs)) else [_number(x) for x in xs]  # type: ignore[return-value]

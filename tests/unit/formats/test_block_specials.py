@@ -1,9 +1,9 @@
 """Block quantisation's edges: FP32 rounding of the input, blocks holding NaN or ±inf (OCP MX v1.0, and NVFP4's
-and NF4's own arithmetic), their JSON, and the exact account of a block (scale choice, errors, fates)."""
+and NF4's own arithmetic), and the exact account of a block (scale choice, errors, fates); their JSON is
+tests/web/test_answers.py's."""
 
 from __future__ import annotations
 
-import json
 import math
 from fractions import Fraction
 
@@ -21,7 +21,6 @@ from app.formats import (
     nvfp4_quotients,
     quantize_blocks,
     summarise,
-    to_json,
 )
 
 MX_IDS = [f for f in BLOCK_FORMAT_IDS if FORMATS[f].scale is FORMATS["float8_e8m0fnu"]]
@@ -76,22 +75,6 @@ def test_a_block_holding_nan_or_inf_has_a_nan_scale_and_nan_elements(format_id: 
     )
     assert result.tensor_scale == alone.tensor_scale
     assert math.isnan(result.mse) and math.isnan(result.max_abs_error)
-
-
-@pytest.mark.parametrize("format_id", BLOCK_FORMAT_IDS)
-def test_the_json_of_a_nan_block_says_nan_in_strings(format_id: str) -> None:
-    body = to_json(quantize_blocks([math.nan, 1.0, 3.0, 0.5], format_id, 2))
-    text = json.dumps(body, allow_nan=False)  # valid JSON: no NaN token
-    assert json.loads(text) == body
-    first, second = body["blocks"]
-    assert first["scale"] == "nan" and first["values"] == ["nan", "nan"]
-    assert body["dequantized"][:2] == ["nan", "nan"] and all(type(v) is float for v in body["dequantized"][2:])
-    assert body["mse"] == "nan" and body["max_abs_error"] == "nan"
-    assert type(second["scale"]) is float
-
-
-def test_an_infinite_nf4_scale_is_inf_in_json() -> None:
-    assert to_json(quantize_blocks([-math.inf, 1.0], "nf4"))["blocks"][0]["scale"] == "inf"
 
 
 # -- the account of a block --------------------------------------------------------------------------------

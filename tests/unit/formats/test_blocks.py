@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from fractions import Fraction
 
@@ -11,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.formats.blocks import BLOCK_FORMAT_IDS, MAX_VALUES, quantize_blocks, to_json
+from app.formats.blocks import BLOCK_FORMAT_IDS, MAX_VALUES, quantize_blocks
 from app.formats.codec import decode, encode
 from app.formats.exact import Real
 from app.formats.parse import InputError
@@ -208,20 +207,6 @@ def test_error_within_half_an_element_spacing(format_id: str, values: list[float
         in_range = np.abs(chunk) <= reach
         # NF4's bound is a rounded float, so allow it a rounding; MX and NVFP4 bounds are exact
         assert (error[i * size : (i + 1) * size][in_range] <= half_spacing * (1 + 2**-50)).all()
-
-
-# -- the JSON contract ---------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("format_id", BLOCK_FORMAT_IDS)
-def test_to_json_is_the_contract(format_id: str) -> None:
-    body = to_json(quantize_blocks([0.1, -2.0, 3e38, -1e-40, 0.0], format_id, block_size=2))
-    expected = {"format", "block_size", "blocks", "dequantized", "mse", "max_abs_error"}
-    assert set(body) == expected | ({"tensor_scale"} if format_id == "nvfp4" else set())
-    assert set(body["blocks"][0]) == {"scale_bits", "scale", "codes", "values"}
-    assert json.loads(json.dumps(body, allow_nan=False)) == body  # finite, plain Python numbers only
-    assert all(type(c) is int for b in body["blocks"] for c in b["codes"] + [b["scale_bits"]])
-    assert all(type(v) is float for v in body["dequantized"] + [body["mse"], body["max_abs_error"]])
 
 
 # -- input checks ------------------------------------------------------------------------------
