@@ -1,7 +1,7 @@
 """The format API's answers are its models' (app/web/visualise/schemas.py): each is the core's object written field
-by field, in the order DESIGN.md section 3 documents; each is exactly what its model makes of it (model_construct
-lets no wrong type through); and the rounding and overflow policy are checked once, where the request comes in,
-with the core's own sentences."""
+by field, in the order DESIGN.md section 3 documents; each is exactly what its model makes of it (no field missing,
+none extra, none retyped); and the rounding and overflow policy are checked once, where the request comes in, with
+the core's own sentences."""
 
 from __future__ import annotations
 
