@@ -1,27 +1,33 @@
-"""The per-run deadline (train_max_seconds): a run that takes too long is stopped, not cached, gives its slot
-back, and the person gets a sentence: 503 from the API and the page, an `error` event from the live stream.
+"""The per-run deadline (train_max_seconds), one per run, which every wait of the run asks: a run that takes too
+long is stopped wherever it is, not cached, gives its slot back, and the person gets a sentence: 503 from the
+API and the page, an `error` event from the live stream. The stall limit (train_send_timeout): a client that
+takes nothing for that long loses its run.
 
-Time is a clock the test moves (one second per reading) or a deadline of 0 s, never the wall clock's speed.
+Time is a clock the test moves (one second per reading, or set by the test) or a deadline of 0 s, never the
+wall clock's speed.
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.services.train_workers import TrainWorkers
-from app.services.training_runs import RunsBusy, TrainRuns
+from app.services.training_runs import Run, RunsBusy, TrainRuns
 from app.training import TrainConfig
+from app.web.train.pages import EventStream
 from tests.helpers.html import Elements
 from tests.helpers.refusals import is_sentence
 from tests.helpers.training import SHORT, SHORT_QUERY, frames
 
 CONFIG = TrainConfig(steps=12, width=8, batch_size=16)
+LONG = TrainConfig(steps=2000, width=8, batch_size=16)  # seconds of work, never finished here
 
 
 @pytest.fixture
@@ -34,9 +40,10 @@ def workers() -> Iterator[TrainWorkers]:
 
 @pytest.fixture
 def ticking(workers: TrainWorkers) -> TrainRuns:
-    """Runs whose clock advances one second at every reading, with a deadline of 5 s: a run gets 4 events."""
-    seconds = itertools.count()
-    return TrainRuns(max_seconds=5, clock=lambda: float(next(seconds)), workers=workers)
+    """Runs whose clock advances 1000 s at every reading (one per frame read), with a deadline of 5000 s: a run
+    gets 4 events. What each wait has left is then 1000 s or more of real time, which no frame takes."""
+    seconds = itertools.count(step=1000)
+    return TrainRuns(max_seconds=5000, clock=lambda: float(next(seconds)), workers=workers)
 
 
 @pytest.fixture
@@ -48,22 +55,24 @@ def impatient(make_settings):
 
 def test_a_recorded_run_past_the_deadline_is_refused_and_not_cached(ticking):
     runs = ticking
-    with pytest.raises(RunsBusy, match="within its limit of 5 seconds") as refused:
+    with pytest.raises(RunsBusy, match="within its limit of 5000 seconds") as refused:
         runs.record(CONFIG)
     assert is_sentence(str(refused.value)) and refused.value.retry_after > 0
     assert runs.running == 0 and runs.cached(CONFIG) is None
 
 
+def streamed(run: Run) -> bytes:
+    """What a live stream sends of the run, read as the server reads it."""
+    async def read() -> bytes:
+        return b"".join([chunk async for chunk in run.frames()])
+    return asyncio.run(read())
+
+
 def test_a_live_run_past_the_deadline_stops_training_and_ends_with_an_error_event(ticking):
     runs = ticking
-    live = runs.live(CONFIG)
-    sent = b""
-    while not live.finished:
-        sent += live.pull()
-    live.close()
-    events = frames(sent.decode())
+    events = frames(streamed(runs.start(CONFIG)).decode())
     assert [e["type"] for e in events] == ["start", "step", "step", "step", "error"]
-    assert "5 seconds" in events[-1]["detail"] and is_sentence(events[-1]["detail"])
+    assert "5000 seconds" in events[-1]["detail"] and is_sentence(events[-1]["detail"])
     assert runs.running == 0 and runs.cached(CONFIG) is None
 
 
@@ -99,13 +108,70 @@ def test_the_stream_sends_an_error_event_and_caches_nothing(impatient):
 
 
 
-def test_a_live_run_stopped_at_its_deadline_while_its_client_waited_ends_with_the_error_event(workers):
+def test_a_run_stopped_at_its_deadline_while_its_client_waited_ends_with_the_error_event(workers):
     runs = TrainRuns(max_seconds=60, workers=workers)
-    live = runs.live(CONFIG)
-    assert 59 < live.seconds_left() <= 60
-    first = frames(live.pull().decode())
-    live.close()  # what the stream does when the deadline passes during a write
-    assert runs.running == 0
-    last = frames(live.pull().decode())
-    assert first[0]["type"] == "start" and [e["type"] for e in last] == ["error"] and live.finished
+    run = runs.start(CONFIG)
+    assert 59 < run.deadline.left() <= 60
+    first = frames(b"".join(run.read()).decode())
+    run.cancel()  # what the stream does when the deadline passes during a write
+    assert runs.running == 0 and workers.started == 0
+    last = frames(streamed(run).decode())
+    assert first[0]["type"] == "start" and [e["type"] for e in last] == ["error"] and run.over
     assert "60 seconds" in last[0]["detail"]
+
+
+def test_one_deadline_ends_a_run_that_waits_for_a_process(workers):
+    now = [0.0]
+    runs = TrainRuns(max_seconds=60, clock=lambda: now[0], workers=workers)  # two slots, one process
+    holding = runs.start(CONFIG)
+    holding.read()
+    waiting = runs.start(CONFIG)
+    now[0] = 60.0
+    with pytest.raises(RunsBusy, match="within its limit of 60 seconds"):
+        waiting.read()
+    assert runs.running == 1 and workers.started == 1  # the other run and its process are untouched
+    holding.cancel()
+
+
+# -- the stall limit: a client that takes nothing --------------------------------------------------------
+
+
+def _serve_to_a_stalled_client(run: Run, until: Callable[[asyncio.Future], bool]) -> list[dict]:
+    """Serve the run's stream to a client that takes the response's start, then nothing, until `until`; what
+    was sent."""
+    sent: list[dict] = []
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+        if message["type"] == "http.response.body":
+            await asyncio.Event().wait()  # its socket's buffers are full: this write never ends
+
+    async def receive() -> dict:
+        await asyncio.Event().wait()  # nor does it go away
+        return {}
+
+    async def serve() -> None:
+        scope = {"type": "http", "asgi": {"spec_version": "2.4"}}
+        response = asyncio.ensure_future(EventStream(run.frames(), run)(scope, receive, send))
+        while not until(response):
+            await asyncio.sleep(0.01)
+        response.cancel()
+
+    asyncio.run(serve())
+    return sent
+
+
+def test_a_client_that_takes_nothing_for_the_stall_limit_loses_its_run(workers):
+    runs = TrainRuns(max_seconds=3600, send_timeout=0.05, workers=workers)
+    run = runs.start(LONG)
+    sent = _serve_to_a_stalled_client(run, until=lambda response: response.done())  # the stream ended by itself
+    assert [m["type"] for m in sent] == ["http.response.start", "http.response.body"]  # unfinished
+    assert run.over and runs.running == 0 and workers.started == 0 and runs.cached(LONG) is None
+
+
+def test_a_stalled_clients_run_ends_at_its_deadline_though_the_stall_limit_is_far(workers):
+    runs = TrainRuns(max_seconds=0.5, send_timeout=3600, workers=workers)
+    run = runs.start(LONG)
+    sent = _serve_to_a_stalled_client(run, until=lambda response: run.over)  # its write waits an hour meanwhile
+    assert sent[0]["type"] == "http.response.start"
+    assert run.over and runs.running == 0 and workers.started == 0

@@ -1,24 +1,29 @@
-"""Training runs in worker processes: the same frames as a run in this process, real processes started, given
-back, replaced and stopped, and the setting that sizes them.
+"""Training runs in training processes: the same frames as a run in this process, real processes started, kept
+for the next run, replaced and stopped, the pipe that bounds what a run computes ahead, and the setting that
+sizes the pool.
 
-Every process here is real (a fork of the fork server); nothing of the pool is replaced by a stand-in. The one
-deadline is of 0 seconds, which no run can meet.
+Every process here is real (a fork of the fork server); nothing of the pool is replaced by a stand-in. Time is a
+clock the test sets, never the wall clock's speed.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
+import termios
+from array import array
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
 from app.main import create_app
-from app.services.train_workers import NICENESS, TrainWorkers, WorkerTimeout, frame
-from app.services.training_runs import TrainRuns, result
+from app.services.train_workers import NICENESS, TrainWorkers
+from app.services.training_runs import Run, RunsBusy, TrainRuns, frame, result
 from app.settings import Settings
 from app.training import RECIPES, SCENARIOS, TrainConfig, stream
 from app.training.gather import gather
@@ -26,6 +31,7 @@ from tests.helpers.refusals import is_sentence
 from tests.helpers.training import SHORT, SHORT_QUERY, frames
 
 SHORT_RUN = TrainConfig(steps=12, width=8, batch_size=16, seed=3)
+NEXT_RUN = TrainConfig(steps=12, width=8, batch_size=16, seed=4)
 # Short runs of each kind of event and arithmetic: every scenario's (FP16 scaling and its skipped steps, a
 # regression), and every recipe (FP8's delayed scaling, no master copy) with tanh and SGD
 CONFIGS = {
@@ -38,6 +44,14 @@ LONG = TrainConfig(steps=2000, width=8, batch_size=16)  # seconds of work, never
 
 def in_this_process(config: TrainConfig) -> tuple[bytes, ...]:
     return tuple(frame(event) for event in stream(config))
+
+
+def streamed(run: Run) -> bytes:
+    """Every frame of a run, read as a live stream reads them: whatever has come, each time."""
+    sent = b""
+    while not run.over:
+        sent += b"".join(run.read())
+    return sent
 
 
 def gone(pid: int) -> bool:
@@ -59,12 +73,7 @@ def workers() -> Iterator[TrainWorkers]:
 def test_a_run_in_a_worker_process_records_the_frames_of_the_same_run_in_this_process(workers, config):
     runs = TrainRuns(workers=workers)
     assert runs.record(config) == in_this_process(config)
-    live = TrainRuns(workers=workers).live(config)
-    sent = b""
-    while not live.finished:
-        sent += live.pull()
-    live.close()
-    assert sent == b"".join(in_this_process(config))
+    assert streamed(TrainRuns(workers=workers).start(config)) == b"".join(in_this_process(config))
 
 
 def test_the_stream_the_api_and_the_page_give_what_a_run_in_this_process_gives(client):
@@ -96,37 +105,96 @@ def test_with_fewer_processes_than_slots_runs_wait_for_a_free_process(workers):
     assert workers.started == 1 and runs.running == 0
 
 
-def test_a_given_up_run_gives_its_process_back_to_the_next_run(workers):
+def test_a_finished_runs_process_trains_the_next_run(workers):
     runs = TrainRuns(max_concurrent=1, workers=workers)
-    live = runs.live(LONG)
-    assert frames(live.pull().decode())[0]["type"] == "start"
-    (pid,) = workers.pids()
-    live.close()  # its client went away
-    assert runs.running == 0 and workers.idle == 1
     assert runs.record(SHORT_RUN) == in_this_process(SHORT_RUN)
+    (pid,) = workers.pids()
+    assert workers.idle == 1 and runs.running == 0
+    assert runs.record(NEXT_RUN) == in_this_process(NEXT_RUN)
     assert workers.pids() == {pid}
 
 
-def test_a_run_out_of_time_while_its_process_computes_has_the_process_replaced(workers):
-    run = workers.run(LONG, 0)  # no time at all: the process cannot have answered
-    with pytest.raises(WorkerTimeout):
-        run.pull(1.0)
-    assert workers.started == 0 and run.exhausted
+def test_cancelling_a_run_is_one_call_that_frees_its_slot_and_ends_its_process(workers):
     runs = TrainRuns(max_concurrent=1, workers=workers)
+    run = runs.start(LONG)
+    assert frames(b"".join(run.read()).decode())[0]["type"] == "start"
+    (pid,) = workers.pids()
+    run.cancel()  # its client went away: the run is over wherever it was
+    assert run.over and run.read() == [] and runs.running == 0 and runs.cached(LONG) is None
+    assert workers.pids() == set() and gone(pid)  # not left computing
+    run.cancel()  # idempotent: the slot is not given back twice
+    assert runs.running == 0
+    assert runs.record(SHORT_RUN) == in_this_process(SHORT_RUN)
+    assert workers.started == 1 and pid not in workers.pids()
+
+
+def test_cancelling_a_run_that_waits_for_a_process_stops_its_wait(workers):
+    runs = TrainRuns(max_concurrent=2, workers=workers)  # two slots, one process
+    first, second = runs.start(LONG), runs.start(SHORT_RUN)
+    first.read()
+    with ThreadPoolExecutor(1) as thread:
+        waiting = thread.submit(second.read)  # waits for the process the first run holds, until its deadline
+        second.cancel()
+        assert waiting.result() == []  # it stopped waiting, though the deadline is a minute away
+    assert runs.running == 1 and workers.started == 1
+    first.cancel()
+    assert runs.running == 0
+
+
+def queued_bytes(run: Run) -> int:
+    """What the run's process has written into its pipe and nobody has read yet."""
+    assert run._worker is not None
+    count = array("i", [0])
+    fcntl.ioctl(run._worker.frames.fileno(), termios.FIONREAD, count)
+    return count[0]
+
+
+def blocked_writing(pid: int) -> bool:
+    """Whether the process sleeps in a write to a full pipe (Linux: its wait channel)."""
+    return Path(f"/proc/{pid}/wchan").read_text().endswith("pipe_write")
+
+
+@pytest.mark.skipif(not Path("/proc/self/wchan").exists(), reason="reads the wait channel in /proc")
+def test_a_full_queue_stops_the_process_and_the_run_goes_on_when_it_is_read(workers):
+    runs = TrainRuns(max_concurrent=1, workers=workers)
+    run = runs.start(LONG)
+    got = run.read()  # the start event; then nobody reads, as a client that stops reading
+    (pid,) = workers.pids()
+    while not blocked_writing(pid):  # it computes until the pipe is full, and waits there
+        assert not gone(pid)
+    assert queued_bytes(run) > 32 * 1024  # the queue: a pipe's buffer (64 KiB on Linux), not the whole run
+    # read again, the run goes on from where it waited, to the last frame
+    while not run.over:
+        got += run.read()
+    assert tuple(got) == in_this_process(LONG)
+    assert workers.idle == 1
+
+
+def test_a_run_past_its_deadline_while_its_process_computes_has_the_process_replaced(workers):
+    now = [0.0]
+    runs = TrainRuns(max_concurrent=1, max_seconds=60, clock=lambda: now[0], workers=workers)
+    run = runs.start(LONG)
+    run.read()
+    (pid,) = workers.pids()
+    now[0] = 60.0  # the deadline, wherever the run is
+    with pytest.raises(RunsBusy, match="within its limit of 60 seconds"):
+        run.read()
+    assert run.over and runs.running == 0 and workers.started == 0 and gone(pid)
     assert runs.record(SHORT_RUN) == in_this_process(SHORT_RUN)
     assert workers.started == 1
 
 
 def test_a_run_whose_process_is_killed_ends_with_a_sentence_and_the_next_gets_a_new_process(workers):
     runs = TrainRuns(max_concurrent=1, workers=workers)
-    live = runs.live(LONG)
-    live.pull()
+    run = runs.start(LONG)
+    run.read()
     (killed,) = workers.pids()
     os.kill(killed, signal.SIGKILL)
-    events = frames(live.pull().decode())
-    live.close()
-    assert [e["type"] for e in events] == ["error"] and is_sentence(events[0]["detail"])
-    assert live.finished and runs.running == 0 and runs.cached(LONG) is None
+    with pytest.raises(RunsBusy) as lost:
+        while True:  # what it wrote before it was killed, then the end
+            run.read()
+    assert "stopped before this run finished" in str(lost.value) and is_sentence(str(lost.value))
+    assert run.over and runs.running == 0 and runs.cached(LONG) is None
     assert runs.record(SHORT_RUN) == in_this_process(SHORT_RUN)
     assert killed not in workers.pids() and workers.started == 1
 
@@ -134,14 +202,15 @@ def test_a_run_whose_process_is_killed_ends_with_a_sentence_and_the_next_gets_a_
 def test_closing_the_pool_ends_its_processes(workers):
     runs = TrainRuns(max_concurrent=1, workers=workers)
     runs.record(SHORT_RUN)
-    live = runs.live(LONG)
-    live.pull()  # one process training, mid-run
+    run = runs.start(LONG)
+    run.read()  # one process training, mid-run
     (pid,) = workers.pids()
     workers.close()
     assert workers.pids() == set() and gone(pid)
-    events = frames(live.pull().decode())
-    assert [e["type"] for e in events] == ["error"]
-    live.close()
+    with pytest.raises(RunsBusy, match="stopped before this run finished"):
+        while True:
+            run.read()
+    assert runs.running == 0
 
 
 def test_the_apps_processes_end_with_its_lifespan(make_settings):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -17,7 +17,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from app.deps import RunsDep, rate_limited
 from app.refusal import Refusal
-from app.services.training_runs import replay, result
+from app.services.training_runs import Run, replay, result
 from app.training import HISTOGRAM_SNAPSHOTS, OPTIMIZERS, RECIPES, SCENARIOS
 from app.web.platform.rate_limiting import count_request
 from app.web.platform.refusals import refusal_sentence
@@ -42,48 +42,40 @@ router = APIRouter()
 RUN_SETTINGS = ("steps", "seed")
 
 
-class _ClientStalled(Exception):
-    """The client took none of the frames sent to it in the time allowed."""
-
-
 class EventStream(StreamingResponse):
-    """Server-sent events; `on_close` runs however the response ends, the client going away included.
-
-    A live run's stream also bounds each write, for a client that reads nothing (its socket's buffers full):
-    when its run's deadline passes during a write, `on_close` runs then, giving the run's slot back; when a
-    write has waited `send_timeout` seconds, the stream ends there, unfinished.
-    """
+    """Server-sent events. A live run's stream cancels its run however the response ends (the client gone
+    included), and bounds each write: a client that takes nothing for the run's stall limit (train_send_timeout)
+    loses the run and the stream ends unfinished; at the run's deadline the run ends, its slot given back, while
+    the write may still finish."""
 
     media_type = "text/event-stream"
 
-    def __init__(self, content: AsyncIterator[bytes], on_close: Callable[[], None] | None = None,
-                 send_timeout: float | None = None, seconds_left: Callable[[], float] | None = None) -> None:
+    def __init__(self, content: AsyncIterator[bytes], run: Run | None = None) -> None:
         super().__init__(content, headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
-        self.on_close, self.send_timeout, self.seconds_left = on_close, send_timeout, seconds_left
-
-    async def _send_in_time(self, send: Send, message: Message) -> None:
-        assert self.send_timeout is not None and self.seconds_left is not None
-        sending = asyncio.ensure_future(send(message))
-        left = self.seconds_left()
-        if left < self.send_timeout:
-            await asyncio.wait({sending}, timeout=max(left, 0))
-            if not sending.done() and self.on_close:
-                self.on_close()  # the run's time is up while its client waits: its slot goes back now
-        await asyncio.wait({sending}, timeout=self.send_timeout)
-        if not sending.done():
-            sending.cancel()
-            raise _ClientStalled
-        sending.result()
+        self.run = run
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        bounded = None if self.send_timeout is None else functools.partial(self._send_in_time, send)
+        if self.run is None:
+            return await super().__call__(scope, receive, send)
         try:
-            await super().__call__(scope, receive, bounded or send)
-        except _ClientStalled:
-            pass  # the server closes a connection whose response ended unfinished
+            await super().__call__(scope, receive, functools.partial(_send_in_time, self.run, send))
+        except TimeoutError:
+            pass  # the client stalled: the server closes a connection whose response ended unfinished
         finally:
-            if self.on_close:
-                self.on_close()
+            self.run.cancel()
+
+
+async def _send_in_time(run: Run, send: Send, message: Message) -> None:
+    sending = asyncio.ensure_future(send(message))
+    left = run.deadline.left()
+    if left < run.send_timeout:
+        await asyncio.wait({sending}, timeout=max(left, 0))
+        if not sending.done():
+            run.cancel()  # its time is up while its client waits: its slot goes back now
+    if not (await asyncio.wait({sending}, timeout=run.send_timeout))[0]:
+        sending.cancel()
+        raise TimeoutError
+    sending.result()
 
 
 def _page_context(values: dict[str, Any], prefix: str) -> dict[str, Any]:
@@ -145,6 +137,5 @@ def train_stream(request: Request, runs: RunsDep) -> Response:
     recorded = runs.cached(config)
     if recorded is not None:
         return EventStream(replay(recorded))
-    live = runs.live(config)  # a refusal is answered in JSON, which the page's script shows
-    return EventStream(live.frames(), on_close=live.close, send_timeout=runs.send_timeout,
-                       seconds_left=live.seconds_left)
+    run = runs.start(config)  # a refusal is answered in JSON, which the page's script shows
+    return EventStream(run.frames(), run)
