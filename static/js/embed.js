@@ -3,7 +3,10 @@
 // from location on every change, its hide flags from the dialog's checkboxes (as the server's form without
 // JavaScript sends them: hide=a&hide=b, after the rest of the state); Copy puts the snippet on the clipboard, or
 // selects it where that is refused. In a frame, the flags it was opened with stay in its URL when a script
-// rewrites the URL from its own form, so that a reload or the snippet keeps them.
+// rewrites the URL from its own form, so that a reload or the snippet keeps them. A framed page also tells its
+// course page its height (embed_size.js, imported here so that it costs no request of its own).
+
+import "./embed_size.js";
 
 const EMBED = "/embed";
 const HIDE = "hide"; // the query parameter of the hide flags (app/web/embed/hide.py)

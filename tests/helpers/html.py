@@ -13,6 +13,19 @@ import pytest
 
 HX = {"HX-Request": "true"}
 PAGE_BUDGET = 150_000  # bytes a first visit of a page loads: its HTML, stylesheets and scripts
+# What a first visit of each page may transfer, compressed (DESIGN.md section 5), and the pages held to it:
+# tests/web/test_wire.py counts the bodies through the test client, tests/browser/test_first_visit.py all a browser
+# transfers (headers too) on the first screen of a phone and of a desktop, lazy parts included.
+FIRST_VISIT_BUDGET = 40_000
+FIRST_VISIT_PAGES = [
+    "/", "/visualise/float16?value=0.1", "/visualise/float64?value=0.1", "/compare?value=0.1", "/formats",
+    "/train", "/quiz", "/learn", "/learn/number-formats", "/learn/mixed-precision-training", "/learn/quantisation",
+    "/learn/glossary", "/learn/memory", "/learn/hardware", "/learn/accumulation", "/verify", "/docs",
+    "/embed/visualise/float16?value=0.1", "/visualise/mxfp4?preset=outlier", "/visualise/nvfp4",
+    "/visualise/nf4?preset=floor", "/embed/visualise/mxint8?preset=nan", "/visualise/float128?value=0.1",
+    "/visualise/custom?exponent_bits=5&mantissa_bits=2&value=0.1", "/embed/compare?value=0.1", "/embed/train",
+    "/el/learn/mixed-precision-training", "/el/visualise/nf4?preset=floor",
+]
 # The relative modules a script imports statically (`import {a} from "./codec.js"`, `import "./x.js"`), minified
 # or not: what the browser fetches before the script runs.
 STATIC_IMPORT = re.compile(r"""\b(?:import|export)\s*(?:[\w*{}\s,$]*?\bfrom\s*)?["'](\.{1,2}/[^"']+)["']""")

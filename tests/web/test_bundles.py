@@ -24,6 +24,8 @@ PAGES = {
     "/visualise/mxfp4?preset=outlier": "block_view.js",
     "/train": "train.js",
     "/embed/compare?value=0.1": "embed.js",
+    "/": "languages.js",
+    "/learn/mixed-precision-training": "guide.js",
 }
 
 

@@ -189,9 +189,13 @@ def test_the_host_script_cannot_be_closed_by_the_origin_it_names():
 
 
 @pytest.mark.parametrize(("framed", "full"), EMBEDS)
-def test_only_the_framed_page_tells_its_height(client, framed, full):
-    assert static("js/embed_size.js") in client.get(framed).text
-    assert static("js/embed_size.js") not in client.get(full).text
+def test_only_a_framed_page_tells_its_height(client, framed, full):
+    """The framed page loads the Embed script, which brings the height protocol with it (no request of its own);
+    that acts only in a frame, and the full page refuses to be framed at all."""
+    assert "embed.js" in client.get(framed).text
+    assert 'import "./embed_size.js";' in (STATIC_DIR / "js" / "embed.js").read_text()
+    assert "if (window.parent !== window) {" in (STATIC_DIR / "js" / "embed_size.js").read_text()
+    assert "frame-ancestors 'none'" in client.get(full).headers["content-security-policy"]
 
 
 # -- hide flags ------------------------------------------------------------------------------------

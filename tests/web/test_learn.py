@@ -20,7 +20,7 @@ from app.learn import DISTRIBUTIONS, SCALES, measure_formats, sample_tensor
 from app.learn.sample_error import MEASURED_FORMATS, SAMPLE_SIZE
 from app.training import RECIPES, bytes_per_param
 from app.web.learn.guides import GUIDES, WORDS_PER_MINUTE
-from app.web.platform.rendering import static
+from app.web.platform.rendering import STATIC_DIR, entry_module
 from app.web.train.present import approx
 from tests.helpers.html import HX, PAGE_BUDGET, Elements, budgeted, first_visit
 
@@ -99,7 +99,8 @@ def test_listen_is_hidden_until_the_script_finds_the_speech_api(client, guide):
     [controls] = page.having("data-listen")
     assert "hidden" in controls
     assert page.having("data-listen-toggle") and page.having("data-listen-source")
-    assert any(a.get("src") == static("js/listen.js") for tag, a in page.tags if tag == "script")
+    assert any(a.get("src") == entry_module("guide.js") for tag, a in page.tags if tag == "script")
+    assert 'import "./listen.js";' in (STATIC_DIR / "js" / "guide.js").read_text()
 
 
 @pytest.mark.parametrize("guide", GUIDES.values(), ids=lambda g: g.slug)

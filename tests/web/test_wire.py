@@ -11,20 +11,10 @@ import pytest
 from app.formats import BLOCK_FORMAT_IDS
 from app.web.platform.languages import LANGUAGES
 from app.web.visualise.block_page import PRESETS
-from tests.helpers.html import PAGE_BUDGET, Elements, budgeted, first_visit
+from tests.helpers.html import FIRST_VISIT_BUDGET, FIRST_VISIT_PAGES, PAGE_BUDGET, Elements, budgeted, first_visit
 from tests.helpers.training import SHORT_QUERY
 
-FIRST_VISIT_BUDGET = 40_000
 GZIP = {"Accept-Encoding": "gzip"}
-PAGES = [
-    "/", "/visualise/float16?value=0.1", "/visualise/float64?value=0.1", "/compare?value=0.1", "/formats",
-    "/train", "/quiz", "/learn", "/learn/number-formats", "/learn/mixed-precision-training", "/learn/quantisation",
-    "/learn/glossary", "/learn/memory", "/learn/hardware", "/verify", "/docs", "/embed/visualise/float16?value=0.1",
-    "/visualise/mxfp4?preset=outlier", "/visualise/nvfp4", "/visualise/nf4?preset=floor",
-    "/embed/visualise/mxint8?preset=nan",
-    "/visualise/float128?value=0.1", "/visualise/custom?exponent_bits=5&mantissa_bits=2&value=0.1",
-    "/embed/compare?value=0.1", "/embed/train",
-]
 _IMPORT = re.compile(r'\bfrom\s+"\./([\w.-]+\.js)"')
 
 
@@ -50,7 +40,7 @@ def _first_visit(client, url: str) -> dict[str, int]:  # type: ignore[no-untyped
     return transferred
 
 
-@pytest.mark.parametrize("url", budgeted(PAGES))
+@pytest.mark.parametrize("url", budgeted(FIRST_VISIT_PAGES))
 def test_the_first_visit_of_every_page_stays_under_40_kb_transferred(client, url):
     transferred = _first_visit(client, url)
     assert sum(transferred.values()) <= FIRST_VISIT_BUDGET, transferred
@@ -93,7 +83,7 @@ def test_the_event_stream_is_never_compressed(client):
 def test_pages_link_static_files_only_under_the_version_of_their_content(client):
     from app.web.platform.rendering import STATIC_VERSION
 
-    for url in PAGES:
+    for url in FIRST_VISIT_PAGES:
         html = client.get(url).text
         linked = re.findall(r'(?:href|src)="(/static/[^"]+)"', html)
         assert linked and all(path.startswith(f"/static/{STATIC_VERSION}/") for path in linked), (url, linked)
@@ -161,10 +151,19 @@ STANDARD_ATTRIBUTES = {
 }
 
 
-@pytest.mark.parametrize("url", [*PAGES, f"/train?{SHORT_QUERY}&run=1"])
+@pytest.mark.parametrize("url", [*FIRST_VISIT_PAGES, f"/train?{SHORT_QUERY}&run=1"])
 def test_every_attribute_on_every_page_is_one_html_defines(client, url):
     page = client.get(url)
     assert page.status_code == 200
     unknown = {name for _, attrs in Elements(page.text).tags for name in attrs
                if not name.startswith(("data-", "aria-")) and name not in STANDARD_ATTRIBUTES}
     assert not unknown, unknown
+
+
+def test_a_static_file_carries_only_the_headers_a_browser_applies_to_one(client):
+    """A script or stylesheet gets nosniff, not the documents' policy and frame rules, which do nothing there."""
+    page = client.get("/learn")
+    script = client.get(next(a["src"] for tag, a in Elements(page.text).tags if tag == "script" and "src" in a))
+    assert script.status_code == 200 and script.headers["x-content-type-options"] == "nosniff"
+    assert "content-security-policy" not in script.headers and "x-frame-options" not in script.headers
+    assert "frame-ancestors 'none'" in page.headers["content-security-policy"] and page.headers["x-frame-options"]

@@ -21,7 +21,6 @@ from app.web.learn.guides import GUIDES, Guide, related
 from app.web.platform.rendering import render
 from app.web.platform.translations import gettext
 from app.web.train.present import approx
-from app.web.train.recipe_styles import RECIPE_STYLESHEET
 from app.web.visualise.present import layout_roles, power_of_two, shown, visualise_url
 
 router = APIRouter()
@@ -123,8 +122,7 @@ def number_formats(request: Request) -> HTMLResponse:
 
 @router.get("/learn/mixed-precision-training", include_in_schema=False)
 def mixed_precision_training(request: Request) -> HTMLResponse:
-    context = {"tiny_gradients_run": TINY_GRADIENTS_RUN, "recipe_stylesheet": RECIPE_STYLESHEET,
-               "rtx4090": RTX_4090_FP16}
+    context = {"tiny_gradients_run": TINY_GRADIENTS_RUN, "rtx4090": RTX_4090_FP16}
     return _guide(request, GUIDES["mixed-precision-training"], context)
 
 

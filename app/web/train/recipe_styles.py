@@ -16,6 +16,7 @@ from fastapi import APIRouter, HTTPException
 from fastapi.responses import Response
 
 from app.training import RECIPES, Recipe
+from app.web.platform.rendering import templates
 from app.web.platform.static_files import IMMUTABLE
 
 router = APIRouter()
@@ -52,6 +53,7 @@ def recipe_stylesheet(recipes: Iterable[Recipe]) -> str:
 RECIPE_CSS = recipe_stylesheet(RECIPES.values())
 RECIPE_CSS_DIGEST = hashlib.sha256(RECIPE_CSS.encode()).hexdigest()[:12]
 RECIPE_STYLESHEET = f"/static-generated/{RECIPE_CSS_DIGEST}/recipes.css"  # what pages link
+templates.env.globals["recipe_stylesheet"] = RECIPE_STYLESHEET  # the training page, and a guide's training figure
 
 
 @router.get("/static-generated/{digest}/recipes.css", include_in_schema=False)
