@@ -41,6 +41,7 @@ CASES = [pytest.param(url, screen, marks=pytest.mark.xfail(strict=True, reason=O
          else (url, screen) for url in FIRST_VISIT_PAGES for screen in SCREENS]
 
 
+@pytest.mark.slow  # a fresh browser context and a wait for the network to idle: about 1.7 s each of 56 cases
 @pytest.mark.parametrize(("url", "screen"), CASES)
 def test_every_first_visit_stays_within_the_budget_as_the_browser_counts_it(browser: Browser, server_url: str,
                                                                           url: str, screen: str):
