@@ -25,9 +25,9 @@ from app.formats import (
 from app.learn import ACCUMULATION_DISTRIBUTIONS
 from app.quiz import questions
 from app.training import DATASETS, RECIPES, SCENARIOS, WEIGHT_FORMATS
-from app.web.embed.schemas import OEmbed
+from app.web.embed.schemas import OEmbedAnswer
 from app.web.platform.errors import ERROR_SCHEMA
-from app.web.platform.schemas import Readiness, RefusalBody
+from app.web.platform.schemas import ReadinessAnswer, RefusalAnswer
 from app.web.quiz import schemas as quiz_schemas
 from app.web.visualise import schemas as format_schemas
 
@@ -135,7 +135,7 @@ def test_the_refusals_that_can_happen_are_listed_with_the_sentence_body(openapi)
 
 
 def test_the_refusal_model_is_the_error_schema():
-    schema = RefusalBody.model_json_schema()
+    schema = RefusalAnswer.model_json_schema()
     assert schema["required"] == ERROR_SCHEMA["required"]
     detail, expected = schema["properties"]["detail"], ERROR_SCHEMA["properties"]["detail"]
     assert {name: detail[name] for name in expected} == expected
@@ -278,6 +278,6 @@ def answers_as(model: type[BaseModel], body: str) -> bool:
 
 def test_the_json_answers_outside_the_schema_have_models_too(client):
     """/readyz (for load balancers) and /oembed (for oEmbed consumers) are left out of /openapi.json."""
-    assert answers_as(Readiness, client.get("/readyz").text)
+    assert answers_as(ReadinessAnswer, client.get("/readyz").text)
     answer = client.get("/oembed", params={"url": f"{client.app.state.settings.public_base_url}/compare"})
-    assert answer.status_code == 200 and answers_as(OEmbed, answer.text)
+    assert answer.status_code == 200 and answers_as(OEmbedAnswer, answer.text)

@@ -20,7 +20,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from app.deps import SettingsDep
 from app.formats import BLOCK_FORMAT_IDS, CUSTOM_ID, SCALAR_FORMATS
 from app.web.embed import hide
-from app.web.embed.schemas import OEmbed
+from app.web.embed.schemas import OEmbedAnswer
 from app.web.platform.languages import ENGLISH, LANGUAGES, current_language, speaking, unprefixed
 from app.web.platform.rendering import EMBED_PREFIX, templates
 from app.web.platform.schemas import refused
@@ -167,7 +167,7 @@ def ours(url: str, origin: str) -> Embeddable | None:
     return page and replace(page, language=parts.path[:len(parts.path) - len(path)])
 
 
-@router.get("/oembed", include_in_schema=False, response_model=OEmbed,
+@router.get("/oembed", include_in_schema=False, response_model=OEmbedAnswer,
             responses={404: refused("The url is not an embeddable page of this site"),
                        400: refused("A hide flag the page does not have"),
                        501: refused("A format other than json")})

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 
-class OEmbed(BaseModel):
+class OEmbedAnswer(BaseModel):
     """A `rich` oEmbed response: the iframe of one embeddable page of this site."""
 
     version: Literal["1.0"] = Field(description="the oEmbed version")

@@ -29,7 +29,7 @@ from app.learn import (
     parse_seed,
 )
 from app.web.learn.accumulation_chart import chart
-from app.web.learn.accumulation_schemas import AccumulationFigure
+from app.web.learn.accumulation_schemas import AccumulationAnswer
 from app.web.platform.page_cache import cached_page
 from app.web.platform.refusals import refusal_sentence
 from app.web.platform.rendering import EMBED_PREFIX, link_prefix, render
@@ -160,7 +160,7 @@ def _float_or_none(x: float) -> float | None:
 
 @router.get("/api/accumulation", tags=["learn"], dependencies=[rate_limited("sums")],
             summary="Sum N seeded values in a format four ways",
-            response_model=AccumulationFigure,
+            response_model=AccumulationAnswer,
             responses={422: refused("A format that is not summed here, an unknown distribution or method, n outside "
                                     "1 to 1,000,000, or a seed outside 0 to 2^32 - 1; the detail says which"),
                        429: refused("Too many sums asked for from this address; retry after the Retry-After "

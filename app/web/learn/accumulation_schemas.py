@@ -22,7 +22,7 @@ class MethodSum(BaseModel):
                                                     "inf or NaN)")
 
 
-class AccumulationFigure(BaseModel):
+class AccumulationAnswer(BaseModel):
     """N seeded values stored in a format, summed four ways, against their exact sum."""
 
     format: str = Field(description="the format the values are stored and summed in")

@@ -28,7 +28,7 @@ from app.training import (
     recipe_named,
     weight_format_named,
 )
-from app.web.learn.schemas import MemoryEstimate
+from app.web.learn.schemas import MemoryAnswer
 from app.web.platform.refusals import refusal_sentence
 from app.web.platform.rendering import render
 from app.web.platform.schemas import one_of, refused, stated, whole
@@ -145,7 +145,7 @@ WEIGHT_FORMAT = stated(one_of(spec.id for spec in WEIGHT_FORMATS))
 
 
 @router.get("/api/memory", tags=["memory"], summary="Memory for a model's weights and training state",
-            response_model=MemoryEstimate,
+            response_model=MemoryAnswer,
             responses={422: refused("A setting that cannot be read or is unknown; the detail says what is expected")})
 def memory_api(
     params: Annotated[str, _setting(PARAMS_DOC), PARAMS],

@@ -57,7 +57,7 @@ class AcceleratorFit(BaseModel):
         description="the fewest devices that would hold the training state at the chosen stage; null: none would")
 
 
-class MemoryEstimate(BaseModel):
+class MemoryAnswer(BaseModel):
     """Memory for a model's weights and training state; activations and the KV cache are not included."""
 
     params: int = Field(description="the number of parameters")

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 from app.services.database import unready_reason
-from app.web.platform.schemas import Readiness
+from app.web.platform.schemas import ReadinessAnswer
 
 router = APIRouter(include_in_schema=False)
 
@@ -17,8 +17,8 @@ def healthz() -> str:
     return "ok"
 
 
-@router.get("/readyz", response_model=Readiness, responses={503: {
-    "model": Readiness, "description": "The database does not answer or is not at the newest migration"}})
+@router.get("/readyz", response_model=ReadinessAnswer, responses={503: {
+    "model": ReadinessAnswer, "description": "The database does not answer or is not at the newest migration"}})
 def readyz(request: Request) -> JSONResponse:
     """Ready for traffic: the database answers and its schema is at the newest migration."""
     reason = unready_reason(request.app.state.engine)

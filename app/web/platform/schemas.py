@@ -1,5 +1,9 @@
 """What every JSON route shares in /openapi.json: the refusal body and its `responses=` entries, the limits a
-parameter or a field states; readiness."""
+parameter or a field states; readiness.
+
+A model of what a route answers is named `<what>Answer` (FormatAnswer, VerdictAnswer, RefusalAnswer), beside the
+`<what>Request` bodies routes read; a model of a part of an answer is named for what it holds. So no model's name is
+a core's (Encoding, Rounded, Block) or a library's (joserfc's KeySet)."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from fastapi import FastAPI
 from pydantic import BaseModel, Field, WithJsonSchema
 
 
-class RefusalBody(BaseModel):
+class RefusalAnswer(BaseModel):
     """A refusal (4xx): one sentence a person can act on, as app/web/platform/errors.py sends it (ERROR_SCHEMA)."""
 
     detail: str = Field(min_length=1, description="a sentence a person can act on")
@@ -18,7 +22,7 @@ class RefusalBody(BaseModel):
 
 def refused(description: str) -> dict[str, Any]:
     """One refusal a route declares in `responses=`: when it happens, and its {"detail": "<sentence>"} body."""
-    return {"model": RefusalBody, "description": description}
+    return {"model": RefusalAnswer, "description": description}
 
 
 # -- limits stated in /openapi.json, checked by the app ------------------------------------------------------------
@@ -71,7 +75,7 @@ def document_stated_numbers(app: FastAPI) -> None:
 UNREADABLE_BODY = refused("A request body that cannot be parsed: not UTF-8 text, or nested too deeply")
 
 
-class Readiness(BaseModel):
+class ReadinessAnswer(BaseModel):
     """Whether this instance can serve traffic (GET /readyz)."""
 
     status: Literal["ready", "unavailable"] = Field(description="ready (200) or unavailable (503)")

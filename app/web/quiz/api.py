@@ -24,7 +24,7 @@ from app.services.quiz_attempts import (
 from app.web.platform.csrf import new_owner_token
 from app.web.platform.rate_limiting import count_request
 from app.web.platform.schemas import UNREADABLE_BODY, refused
-from app.web.quiz.schemas import AnswerFeedback, AttemptResult, AttemptStarted
+from app.web.quiz.schemas import FinishedAttemptAnswer, NewAttemptAnswer, VerdictAnswer
 
 router = APIRouter(prefix="/api/quiz", tags=["quiz"])
 
@@ -61,7 +61,7 @@ class FinishRequest(BaseModel):
     summary="Start an attempt: its questions without answers, and the token that owns it",
     response_description=f"attempt_id, attempt_token (send it back in the {TOKEN_HEADER} header), pass_mark, "
                          "and questions: id, type (single, multiple, numeric or bits), prompt, choices",
-    response_model=AttemptStarted, response_model_exclude_unset=True,  # a typed answer's question has no choices
+    response_model=NewAttemptAnswer, response_model_exclude_unset=True,  # a typed answer's question has no choices
     responses={429: refused("Too many attempts started from this address; retry after Retry-After seconds")},
 )
 def create(session: DbDep, bank: BankDep, settings: SettingsDep) -> dict[str, Any]:
@@ -74,7 +74,7 @@ def create(session: DbDep, bank: BankDep, settings: SettingsDep) -> dict[str, An
 @router.post(
     "/attempts/{attempt_id}/answers",
     summary="Answer one question, once: whether it is right, the right answer, and why",
-    response_model=AnswerFeedback,
+    response_model=VerdictAnswer,
     responses={400: UNREADABLE_BODY,
                404: refused("No such attempt for this token"),
                409: refused("The question has its answer already, the attempt is finished, or the question bank "
@@ -92,7 +92,7 @@ def answer(attempt_id: str, body: AnswerRequest, session: DbDep, bank: BankDep, 
     "/attempts/{attempt_id}/finish",
     summary="Finish the attempt: score, pass, and the certificate of a pass (finishing again changes nothing)",
     response_description="score, total, passed, certificate_id (null unless passed)",
-    response_model=AttemptResult,
+    response_model=FinishedAttemptAnswer,
     responses={400: UNREADABLE_BODY,
                404: refused("No such attempt for this token"),
                422: refused("A passed attempt without a name that can be printed"),

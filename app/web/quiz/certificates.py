@@ -44,7 +44,7 @@ from app.web.platform.rendering import render, templates
 from app.web.platform.schemas import refused
 from app.web.platform.translations import N_, gettext
 from app.web.quiz.localised import credential_wording, quiz_name
-from app.web.quiz.schemas import CertificateRecord, KeySet, PublicKey
+from app.web.quiz.schemas import CertificateAnswer, KeySetAnswer, PublicKeyAnswer
 
 router = APIRouter()
 templates.env.globals["certificate_example"] = EXAMPLE_ID
@@ -147,14 +147,14 @@ def status_list(
     return Response(token, media_type="application/jwt", headers={"Cache-Control": "public, max-age=300"})
 
 
-@router.get("/.well-known/jwks.json", tags=["certificates"], response_model=KeySet,
+@router.get("/.well-known/jwks.json", tags=["certificates"], response_model=KeySetAnswer,
             summary="The public key(s) that sign certificates and credentials, as a JSON Web Key Set")
 def jwks_json(keys: VerificationKeysDep, settings: SettingsDep) -> JSONResponse:
     return JSONResponse(jwks(keys, settings.public_base_url), headers={"Cache-Control": "public, max-age=300"})
 
 
 @router.get("/.well-known/jwks/{thumbprint}.json", tags=["certificates"],
-            summary="One public key, as the JWK a credential's `kid` names", response_model=PublicKey,
+            summary="One public key, as the JWK a credential's `kid` names", response_model=PublicKeyAnswer,
             responses={404: refused("No key of this site has this RFC 7638 thumbprint")})
 def jwk_json(
     thumbprint: Annotated[str, Path(min_length=1, description="the key's RFC 7638 thumbprint")],
@@ -169,7 +169,7 @@ def jwk_json(
 @router.get(
     "/api/certificates/{certificate_id}", tags=["certificates"], dependencies=[_VERIFY],
     summary="Verify a certificate: its fields, status (valid or revoked) and whether its signature checks",
-    response_model=CertificateRecord,
+    response_model=CertificateAnswer,
     responses={404: refused("No certificate has this ID (malformed IDs get the same answer)"), 429: _TOO_MANY_LOOKUPS},
 )
 def certificate_api(certificate_id: CertificateId, session: DbDep, keys: VerificationKeysDep) -> dict[str, Any]:

@@ -21,7 +21,7 @@ class PublicQuestion(BaseModel):
     choices: list[str] | None = Field(None, description="the choices, in order; absent for typed answers")
 
 
-class AttemptStarted(BaseModel):
+class NewAttemptAnswer(BaseModel):
     """A new attempt: its questions, and the token that owns it."""
 
     attempt_id: str = Field(description="the attempt's id, in the URLs of its answers and finish")
@@ -30,7 +30,7 @@ class AttemptStarted(BaseModel):
     questions: list[PublicQuestion] = Field(description="the attempt's questions, in order")
 
 
-class AnswerFeedback(BaseModel):
+class VerdictAnswer(BaseModel):
     """The verdict on one answer, which is now locked."""
 
     correct: bool = Field(description="whether the answer was right")
@@ -38,7 +38,7 @@ class AnswerFeedback(BaseModel):
     explanation: str = Field(description="why, in paragraphs split by a blank line")
 
 
-class AttemptResult(BaseModel):
+class FinishedAttemptAnswer(BaseModel):
     """A finished attempt's result."""
 
     score: int = Field(description="right answers")
@@ -47,7 +47,7 @@ class AttemptResult(BaseModel):
     certificate_id: str | None = Field(description="the certificate of a pass; null unless passed")
 
 
-class CertificateRecord(BaseModel):
+class CertificateAnswer(BaseModel):
     """A certificate as the site holds it, and whether its stored signature checks."""
 
     id: str = Field(description="the certificate's ID: 16 symbols and a check symbol")
@@ -62,7 +62,7 @@ class CertificateRecord(BaseModel):
     revoked_reason: str | None = Field(description="why it was revoked; null unless revoked (or no reason given)")
 
 
-class PublicKey(BaseModel):
+class PublicKeyAnswer(BaseModel):
     """One Ed25519 public key of the site as a JSON Web Key (RFC 8037)."""
 
     crv: Literal["Ed25519"] = Field(description="the curve")
@@ -73,7 +73,8 @@ class PublicKey(BaseModel):
     use: Literal["sig"] = Field(description="what the key is for: signatures")
 
 
-class KeySet(BaseModel):
+class KeySetAnswer(BaseModel):
     """The site's public keys as a JSON Web Key Set (RFC 7517): the current one first."""
 
-    keys: list[PublicKey] = Field(description="every key a certificate or credential of the site may be signed with")
+    keys: list[PublicKeyAnswer] = Field(description="every key a certificate or credential of the site may be "
+                                                   "signed with")

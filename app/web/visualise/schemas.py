@@ -205,7 +205,7 @@ NonFinite = Literal["nan", "inf", "-inf"]
 Number = float | NonFinite
 
 
-class BlockAnswer(BaseModel):
+class QuantizedBlock(BaseModel):
     """One block of a quantised vector."""
 
     scale_bits: int = Field(description="the shared scale's bit pattern in the scale format (E8M0's NaN 0xff, "
@@ -223,7 +223,7 @@ class QuantizationAnswer(BaseModel):
 
     format: str = Field(description="the block format's id")
     block_size: int = Field(description="elements per block (the last block may be shorter)")
-    blocks: list[BlockAnswer] = Field(description="the blocks, in order")
+    blocks: list[QuantizedBlock] = Field(description="the blocks, in order")
     dequantized: list[Number] = Field(description="the stored values, one per input value")
     mse: Number = Field(description="the mean squared error of dequantized against the input rounded to FP32; "
                         '"nan" when a value is NaN')
