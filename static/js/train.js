@@ -5,6 +5,7 @@
 
 import { drawBoundaries, makeBoundaries } from "./train_boundary.js";
 import { LiveCharts, loadUPlot } from "./train_charts.js";
+import { applyScenario, followScenarioLinks, form, page, query, refreshMemory, runKey } from "./train_form.js";
 import { drawHistograms, makeHistograms } from "./train_histogram.js";
 import { Player } from "./train_player.js";
 import { markStale } from "./train_stale.js";
@@ -16,12 +17,9 @@ import { englishPage, learn, say } from "./words.js";
 // its English name, as the run's events give it; the page's words carry its translation.
 learn(JSON.parse(document.querySelector("[data-train-words]").textContent));
 
-const MEMORY_DELAY_MS = 300;
 const KEPT_RUNS = 8; // finished runs this page keeps, to show again when their settings come back
 
 const $ = (selector) => document.querySelector(selector);
-const form = $("[data-train-form]");
-const page = form.getAttribute("action"); // /train, or /embed/train in a frame
 const live = $("[data-live]");
 
 // message: what went wrong; english: whether it is the server's sentence, in English on every page
@@ -38,27 +36,11 @@ const STATUS = {
 let run = null;
 const finished = new Map(); // finished runs by key, the most recent last
 let drawing = false;
-let memoryTimer = 0;
-let memoryFetch = null; // the memory table's request in flight, called off by a newer one
 
 const announce = (text) => {
   $("[data-announce]").textContent = text;
 };
 const player = new Player($("[data-playback]"), { show: showStep, announce });
-
-// The settings that make a run: the form without the memory table's model size.
-function runKey(params) {
-  const key = new URLSearchParams(params);
-  key.delete("params");
-  key.delete("run");
-  return key.toString();
-}
-
-function query() {
-  const params = new URLSearchParams();
-  for (const [name, value] of new FormData(form)) if (value !== "") params.append(name, value);
-  return params;
-}
 
 // The server's charts of a finished run (the page opened with run=1), or null.
 let serverKey = $("[data-finished]") ? runKey(query()) : null;
@@ -300,38 +282,6 @@ function settingsChanged() {
   refreshMemory();
 }
 
-function applyScenario(option) {
-  for (const [name, value] of Object.entries(JSON.parse(option.dataset.defaults))) {
-    if (name === "recipe") {
-      for (const box of form.querySelectorAll("[name=recipe]")) box.checked = value.includes(box.value);
-    } else {
-      form.elements.namedItem(name).value = value;
-    }
-  }
-  $("[data-scenario-title]").textContent = option.dataset.title;
-  $("[data-explanation]").textContent = option.dataset.explanation;
-  for (const link of document.querySelectorAll("[data-scenario-link]")) {
-    if (link.dataset.scenarioLink === option.value) link.setAttribute("aria-current", "page");
-    else link.removeAttribute("aria-current");
-  }
-}
-
-function refreshMemory() {
-  clearTimeout(memoryTimer);
-  memoryTimer = setTimeout(async () => { // the server's page for these settings, its memory table put in place
-    memoryFetch?.abort();
-    memoryFetch = new AbortController();
-    try {
-      const response = await fetch(`${page}?${query()}`, { signal: memoryFetch.signal });
-      if (!response.ok && response.status !== 422) return; // as htmx's responseHandling (base.html): no swap
-      const fresh = new DOMParser().parseFromString(await response.text(), "text/html").querySelector("#train-memory");
-      if (fresh) document.querySelector("#train-memory")?.replaceWith(document.adoptNode(fresh));
-    } catch (error) {
-      if (error.name !== "AbortError") throw error;
-    }
-  }, MEMORY_DELAY_MS);
-}
-
 form.addEventListener("submit", (event) => {
   event.preventDefault();
   start();
@@ -340,18 +290,7 @@ form.addEventListener("input", (event) => {
   if (event.target.name === "scenario") applyScenario(event.target.selectedOptions[0]);
   settingsChanged();
 });
-// The scenario links load a scenario's settings into the form, as the Scenario list does (without
-// JavaScript they open its page).
-for (const link of document.querySelectorAll("[data-scenario-link]")) {
-  link.addEventListener("click", (event) => {
-    if (event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
-    event.preventDefault();
-    const select = form.elements.namedItem("scenario");
-    select.value = link.dataset.scenarioLink;
-    applyScenario(select.selectedOptions[0]);
-    settingsChanged();
-  });
-}
+followScenarioLinks(settingsChanged);
 $("[data-action=stop]").addEventListener("click", stop);
 player.listen(() => Boolean(run?.charts) && !live.hidden);
 live.hidden = serverKey !== null; // the server's charts stand where the live ones would
