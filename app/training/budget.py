@@ -14,18 +14,38 @@ run also depends on its numbers (zeros are cheap, subnormals dear), which is why
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Hashable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from app.training.data import DATASETS, N_TEST, N_TRAIN
-from app.training.model import MLP
-from app.training.optim import OPTIMIZERS
+from app.training.data import DATASETS, N_TEST, N_TRAIN, DatasetId
+from app.training.model import MLP, ActivationId
+from app.training.optim import OPTIMIZERS, OptimizerId
 from app.training.recipes import RECIPES, Recipe, RecipeId
 from app.training.run_shape import GRID_POINTS, snapshot_count
 
-if TYPE_CHECKING:  # config imports this module to check its budgets
-    from app.training.config import ResolvedConfig
+
+class ResolvedConfig(Hashable, Protocol):
+    """What the budget reads of a run's configuration (config.ResolvedConfig has it; config checks the budget
+    with this module, which therefore imports nothing of config)."""
+
+    @property
+    def recipes(self) -> tuple[RecipeId, ...]: ...
+    @property
+    def dataset(self) -> DatasetId: ...
+    @property
+    def steps(self) -> int: ...
+    @property
+    def optimizer(self) -> OptimizerId: ...
+    @property
+    def width(self) -> int: ...
+    @property
+    def depth(self) -> int: ...
+    @property
+    def activation(self) -> ActivationId: ...
+    @property
+    def batch_size(self) -> int: ...
 
 __all__ = [
     "MEMORY_BUDGET", "WORK_BUDGET", "RunCounts", "grid_counts", "grid_work_units", "peak_bytes", "run_counts",
