@@ -1,6 +1,6 @@
 """A refusal quotes typed text the same way in the Python core (app/refusal.py, quoted) and in the browser's codec
-(static/js/codec.js, quoted), whatever Unicode version either has: one fixed table of escaped characters, derived
-here again from Unicode 14.0, and the JavaScript run in Node over every code point."""
+(static/js/codec_quote.js, quoted, which codec.js re-exports), whatever Unicode version either has: one fixed table
+of escaped characters, derived here again from Unicode 14.0, and the JavaScript run in Node over every code point."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from app.refusal import ESCAPED_RANGES, quoted
 
 ROOT = Path(__file__).resolve().parents[2]
 CODEC = ROOT / "static" / "js" / "codec.js"
+QUOTE = ROOT / "static" / "js" / "codec_quote.js"  # the table's home
 NOT_SHOWN = {"Cc", "Cf", "Cs", "Co", "Zl", "Zp", "Zs"}
 # Characters Unicode assigned after 14.0 (Python 3.11's), which a newer browser knows and Python does not
 NEWER = "\U0001fae8\U00011f00\u2ffc\U0001e030\U0001f6dc"
@@ -60,7 +61,7 @@ def test_a_character_newer_than_the_table_is_shown_not_escaped():
 
 
 def test_the_browsers_copy_of_the_table_is_the_same():
-    literal = CODEC.read_text(encoding="utf-8").split("const ESCAPED_RANGES = [", 1)[1].split("];", 1)[0]
+    literal = QUOTE.read_text(encoding="utf-8").split("const ESCAPED_RANGES = [", 1)[1].split("];", 1)[0]
     pairs = [(int(a, 16), int(b, 16)) for a, b in re.findall(r"\[0x([0-9a-f]+), 0x([0-9a-f]+)\]", literal)]
     assert pairs == list(ESCAPED_RANGES)
 
