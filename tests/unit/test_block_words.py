@@ -1,10 +1,9 @@
-"""A block page carries the words its script can say, and no others (app/web/visualise/block_page.py's `unsaid`,
+"""A block page carries the words its script can say, and no others (app/web/visualise/block_page.py's NEVER_SAID,
 script_words' `unsaid`): what it leaves out is proved never said here, from the scripts' sources. A function the
-page's script never runs (none of what the page's modules import reaches it); a codec encoder's sentences, which are
-the note of the value it stores, and the block view reads no note; and the other scale rules' functions of
-block_view.js, which it calls through its RULES table alone, for the page's own format. The browser tests hold
-what the script says to the server's page word for word in every language (tests/browser/test_block_instant.py),
-which a sentence missing from the data would break."""
+page's script never runs (none of what the page's modules import reaches it); and a codec encoder's sentences, which
+are the note of the value it stores, and the block view reads no note. The block's own sentences are the page's
+markup (templates/_block_*.html), not the script's. The browser tests hold what the script shows to the server's
+page in every language (tests/browser/test_block_instant.py), which a sentence missing from the data would break."""
 
 from __future__ import annotations
 
@@ -13,11 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from app.formats import BLOCK_FORMAT_IDS, FORMATS, scale_rule
 from app.web.platform import script_words as words_module
 from app.web.platform.languages import LANGUAGES, speaking
 from app.web.platform.script_words import SCRIPTS_DIR, script_ids, script_words, top_level
-from app.web.visualise.block_page import _DATA_WORDS, NEVER_SAID, rule_functions, unsaid
+from app.web.visualise.block_page import NEVER_SAID
 
 IMPORT = re.compile(r'import\s*\{([^}]*)\}\s*from\s*"\./([\w-]+\.js)"')
 NAME = re.compile(r"[A-Za-z_$][\w$]*")
@@ -123,38 +121,17 @@ def test_what_every_block_page_leaves_out_is_never_run_or_a_note_it_never_reads(
             assert not re.search(r"\.note\b|[{,]\s*note\s*[,}]", text), other
 
 
-def test_block_view_calls_each_rules_function_through_its_table_alone_for_the_pages_own_format():
-    text, declared = COMMENT.sub("", source("block_view.js")), statements("block_view.js")
-    rules = rule_functions()
-    assert set(rules) == {scale_rule(FORMATS[f]) for f in BLOCK_FORMAT_IDS}
-    table = re.search(r"^const RULES = \{\n.*?\n\};$", text, re.M | re.S)
-    assert table and declared["RULES"].startswith(table[0])
-    outside = text.replace(table[0], "")
-    for name in set().union(*rules.values()):
-        assert name in declared, name
-        # named once besides the table: where it is declared (so no other function calls it)
-        assert len(re.findall(rf"\b{name}\b", outside)) == 1, name
-    assert re.findall(r"\bRULES\b\S*", outside) == ["RULES[d.spec.rule];"]  # one use: the page's format's rule
-    assert "known.spec = known.formats.find((spec) => spec.id === known.format);" in text  # d.spec: the page's
-
-
-@pytest.mark.parametrize("format_id", BLOCK_FORMAT_IDS)
-def test_a_block_page_carries_what_its_script_can_say_and_not_the_rest(format_id: str):
-    spec = FORMATS[format_id]
+def test_a_block_page_carries_what_its_script_can_say_and_not_the_rest():
     turkish = next(language for language in LANGUAGES if language.code == "tr")
     with speaking(turkish):
-        words = script_words(["block_view.js"], _DATA_WORDS, unsaid(spec))
+        words = script_words(["block_view.js"], (), NEVER_SAID)
     assert words is not None
     carried = set(words["sentences"]) | set(words["plurals"])
-    said = {m if isinstance(m, str) else m[0] for m in script_ids("block_view.js", unsaid(spec))}
-    assert carried == said | set(_DATA_WORDS)
+    said = {m if isinstance(m, str) else m[0] for m in script_ids("block_view.js", NEVER_SAID)}
+    assert carried == said
     everything = {m if isinstance(m, str) else m[0] for m in script_ids("block_view.js")}
     assert "Could not read %(input)s as a number. Accepted: %(accepted)s." in carried  # codec.js's refusals stay
     assert "element %(index)s: |error| = %(error)s" in carried  # and blocks.js's
     assert "Too small for this format: flushed to zero (underflow)." in everything - carried  # a note: never shown
-    qlora = next(m for m in everything if m.startswith("QLoRA's NF4"))
-    ocp = next(m for m in everything if m.startswith("OCP MX v1.0: the shared exponent"))
-    two_levels = next(m for m in everything if m.startswith("Two levels"))
-    rule = scale_rule(spec)
-    assert (qlora in carried, ocp in carried, two_levels in carried) == (
-        rule == "absmax", rule == "mx", rule == "nvfp4")
+    # how a scale was chosen is the page's markup, each rule's in its template, not a sentence of the script's
+    assert not [m for m in everything if m.startswith(("QLoRA's NF4", "OCP MX v1.0", "Two levels"))]

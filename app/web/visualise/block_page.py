@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
 from statistics import NormalDist
 from typing import Any
 from urllib.parse import quote
@@ -28,14 +27,13 @@ from app.formats import (
     encode,
     parse_number,
     quantize_blocks,
-    scale_rule,
 )
 from app.refusal import quoted
 from app.web.platform.languages import current_language
 from app.web.platform.locale_input import typed_list
 from app.web.platform.refusals import refusal_sentence
 from app.web.platform.rendering import render
-from app.web.platform.script_words import SCRIPTS_DIR, script_words
+from app.web.platform.script_words import script_words
 from app.web.platform.translations import N_, gettext, prose_decimal
 from app.web.visualise import block_present
 from app.web.visualise.block_present import block_view, side_by_side
@@ -170,49 +168,33 @@ def block_page(request: Request, spec: FormatSpec, prefix: str) -> HTMLResponse:
     links = {other: _other_link(other, preset, typed, len(values), prefix) for other in BLOCK_FORMAT_IDS}
     context |= block_view(result, prefix) | {
         "count": len(values), "padding": size - len(values), "changed": changed,
-        "others": side_by_side(values, spec.id, links),
+        "others": side_by_side(values, spec.id, links), "words": SCRIPT_WORDS,
     }
     return render(request, "visualise_block.html", context, fragment="block")
 
 
-# the words block_view.js takes from the data rather than writes: what became of each element (its fate)
-_DATA_WORDS = tuple(dict.fromkeys([*block_present.FATE_SHORT.values(), *block_present.FATE_WORDS.values()]))
+# The words the script writes that the page's markup translates (<template data-words>, by their English ids):
+# what became of each element (its fate, short and long), and what a block holds that is not finite.
+SCRIPT_WORDS = tuple(dict.fromkeys([*block_present.FATE_SHORT.values(), *block_present.FATE_WORDS.values(),
+                                    "NaN", block_present.INFINITY]))
 # What block_view.js and the modules it imports never say on a block page, by the top-level functions that say it
 # (script_words' `unsaid`; tests/unit/test_block_words.py proves each): codec.js's encoders word a note for the
 # value they store, which the block view never shows; and codec.js's reader of a bit pattern and of a seed, which
 # only its encode() calls, and blocks.js's quantizeList, neither of which the block view imports.
 NEVER_SAID = frozenset({"codec.js:encodeFloat", "codec.js:encodeInt", "codec.js:encodeCodebook", "codec.js:parseBits",
                         "codec.js:seedValue", "blocks.js:quantizeList"})
-# block_view.js's table of what each scale rule says (`const RULES = {` … `};`, one rule a line)
-_RULES = re.compile(r"^const RULES = \{\n(.*?)\n\};$", re.M | re.S)
-_RULE = re.compile(r"^\s+(\w+): \{(.*)\},$", re.M)
-
-
-@cache
-def rule_functions() -> dict[str, frozenset[str]]:
-    """block_view.js's RULES: each scale rule's functions ("mx": {"choiceMx", ...}), read from the script."""
-    table = _RULES.search((SCRIPTS_DIR / "block_view.js").read_text())
-    assert table, "block_view.js has its RULES table"
-    return {rule: frozenset(re.findall(r"\w+:\s*(\w+)", body)) for rule, body in _RULE.findall(table[1])}
-
-
-def unsaid(spec: FormatSpec) -> frozenset[str]:
-    """What a page of `spec` never says: NEVER_SAID, and the functions of the scale rules but its own."""
-    rules = rule_functions()
-    others = set().union(*(functions for rule, functions in rules.items() if rule != scale_rule(spec)))
-    return NEVER_SAID | {f"block_view.js:{name}" for name in others - rules[scale_rule(spec)]}
 
 
 def _page_json(spec: FormatSpec, prefix: str) -> str:
     """The page's data for block_view.js, which quantises edits in the browser: the presets (the normal values and
-    how each preset is made of them); the words of the elements' fates (English ids) with, on a page in another
-    language, the translations of every word the script can say on this page (script_words.py, but what `unsaid`
-    leaves out); and the language's grouping symbol, for the numbers a refusal writes as prose_decimal does (1.000
-    in Turkish)."""
+    how each preset is made of them); the words of the elements' fates (English ids, which the page's markup
+    translates) with, on a page in another language, the translations of every sentence the modules it imports can
+    say on this page (their refusals, a bar's tooltip: script_words.py, but what NEVER_SAID leaves out); and the
+    language's grouping symbol, for the numbers a refusal writes as prose_decimal does (1.000 in Turkish)."""
     limits = {"max_text": MAX_TEXT, "cell": block_present.CELL, "short": block_present.SHORT,
               "title": block_present.TITLE, "full": block_present.FULL, "chart_height": block_present.CHART_HEIGHT}
     words = {"short": dict(block_present.FATE_SHORT), "long": dict(block_present.FATE_WORDS),
-             **(script_words(["block_view.js"], _DATA_WORDS, unsaid(spec)) or {})}
+             **(script_words(["block_view.js"], (), NEVER_SAID) or {})}
     presets = {"normal": _normal(spec.block_size), "rules": {p.id: p.rule() for p in PRESETS}}
     group = get_group_symbol(current_language().locale)
     return embedded_json(block_page_data(spec, prefix, presets, limits, words, group))

@@ -44,6 +44,7 @@ FATE_WORDS: dict[Fate, str] = {"kept": N_("rounded"), "saturated": N_("saturated
                                "zeroed": N_("flushed to zero"), "nan": N_("NaN")}
 FATE_SHORT: dict[Fate, str] = {"kept": N_("rounded"), "saturated": N_("saturated"), "zeroed": N_("flushed to 0"),
                                "nan": N_("NaN")}
+INFINITY = N_("infinity")  # what a block holds that is not finite, besides NaN (block_view's nonfinite)
 
 
 def exact(x: float | Fraction | None, limit: int = CELL) -> Shown:
@@ -146,7 +147,7 @@ def block_view(result: BlockQuantization, prefix: str) -> dict[str, Any]:
         "nonzero": sum(1 for v in result.inputs.tolist() if v != 0 and not math.isnan(v)),
         "saturated": fate.count("saturated"),
         "nan_block": not math.isfinite(absmax),
-        "nonfinite": "NaN" if math.isnan(absmax) else N_("infinity"),  # translated where shown
+        "nonfinite": "NaN" if math.isnan(absmax) else INFINITY,  # translated where shown
         "bits_per_value": exact(spec.bits_per_value),
         "element": element,
         "element_fields": layout_roles(element),

@@ -31,7 +31,7 @@ from app.formats import (
 from app.web.platform.locale_input import typed_number
 from app.web.platform.refusals import refusal_sentence
 from app.web.platform.rendering import EMBED_PREFIX, link_prefix, render
-from app.web.visualise.compare_blocks import FP32_MAX, BlockRow, block_rows
+from app.web.visualise.compare_blocks import BlockRow, block_notes, block_rows
 from app.web.visualise.compare_chart import bar_of, chart
 from app.web.visualise.compare_data import compare_data
 from app.web.visualise.inputs import MAX_SEED, seed_value
@@ -56,7 +56,15 @@ def _row(result: Rounded, typed: str, rounding: str, overflow: str, seed: int | 
         "error": shown(result.error, limit=40),
         "rel_error": relative(result.rel_error),
         "result": result,
+        "flags": _flags(result),
     }
+
+
+def _flags(result: Rounded) -> list[str]:
+    """The flags of a format's line: overflow, underflow, and a NaN or infinity stored."""
+    cls = result.encoding.cls
+    return ([*(["overflow"] if result.overflowed else []), *(["underflow"] if result.underflowed else []),
+             *([cls] if cls in ("nan", "inf") else [])])
 
 
 def _seed(text: str | None, rounding: str) -> int | None:
@@ -89,7 +97,7 @@ def compare(
     context: dict[str, Any] = {
         "typed": value, "rounding": rounding, "overflow": overflow, "seed": seed or "", "roundings": ROUNDINGS,
         "overflows": OVERFLOW_POLICIES, "roles": ROLES, "error": None, "prefix": prefix,
-        "codec_data": compare_data(prefix, FP32_MAX),
+        "codec_data": compare_data(prefix), "block_notes": block_notes(),
     }
     status = 200
     try:

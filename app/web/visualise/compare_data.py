@@ -1,6 +1,7 @@
 """The JSON that /compare's script (static/js/compare.js) works from: every scalar format's specification
 (codec_specs), every block format's (block_specs) with its element, scale and tensor formats named by id rather
-than repeated, FP32's, and on a page in another language the words the script says, in it (script_words.py)."""
+than repeated, FP32's, and on a page in another language the words the codec says (its refusals and notes), in it
+(script_words.py): the page's own words are in its markup."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def _pack_block(spec: dict[str, Any], by_id: dict[str, dict[str, Any]]) -> dict[
 _DATA_WORDS = tuple(str(libraries) for libraries in SATURATING.values())
 
 
-def compare_data(prefix: str, fp32_max: str) -> str:
+def compare_data(prefix: str) -> str:
     """The page's <script type="application/json"> block."""
     scalar = codec_specs()
     by_id = {spec["id"]: spec for spec in scalar}
@@ -31,5 +32,5 @@ def compare_data(prefix: str, fp32_max: str) -> str:
         "specs": scalar,
         "blocks": [_pack_block(spec, by_id) for spec in block_specs()],
         "float32": float32_spec(),
-        "fp32_max": fp32_max, "prefix": prefix, "words": script_words(["compare.js"], _DATA_WORDS),
+        "prefix": prefix, "words": script_words(["compare.js"], _DATA_WORDS),
     })
