@@ -1,6 +1,6 @@
 """The refusals of the formats core, one call each, with the English sentence each is refused with today, character
 for character: held by tests/unit/test_refusal_messages.py (the template gives that English) and
-tests/web/test_refusal_sentences.py (refusal_sentence gives it in each language)."""
+tests/web/platform/test_refusal_sentences.py (refusal_sentence gives it in each language)."""
 
 from __future__ import annotations
 

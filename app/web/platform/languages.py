@@ -60,7 +60,7 @@ PREFIXED = {language.code: language for language in LANGUAGES if language.prefix
 
 # What "looks like a language" in a URL's first segment: the two-letter (ISO 639-1) language codes of Babel's CLDR
 # data. Such a segment that is not served is refused with the list of the served ones, never taken for a page; no
-# route of the site may start with one (tests/web/test_languages.py walks app.routes to prove it).
+# route of the site may start with one (tests/web/platform/test_languages.py walks app.routes to prove it).
 LANGUAGE_CODES = frozenset(code for code in locale_identifiers() if len(code) == 2 and code.isalpha())
 
 _current: ContextVar[Language] = ContextVar("language", default=ENGLISH)
