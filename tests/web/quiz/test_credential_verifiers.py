@@ -22,7 +22,7 @@ from app.store.database import open_session
 from tests.helpers.html import Elements
 from tests.helpers.quiz import public_key_pem, take_attempt
 
-SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "reference" /
+SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "reference" /
                      "ob_v3p0_achievementcredential_schema.json").read_text(encoding="utf-8"))
 
 

@@ -15,7 +15,7 @@ from app.web.platform.rendering import STATIC_DIR, static_version
 from app.web.platform.static_files import IMMUTABLE
 from tests.helpers.html import STATIC_IMPORT, Elements
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 # The page of each entry module, and the entry it loads
 PAGES = {
     "/visualise/float16?value=0.1": "visualiser.js",

@@ -659,7 +659,7 @@ def test_cpus_that_compute_in_fp16_are_named(client):
 def test_the_zero_paper_is_cited_one_way_everywhere():
     """Rajbhandari et al., “ZeRO: Memory Optimizations Toward Training Trillion Parameter Models”, SC20: 2020, also
     in the quiz banks of every language (the quiz said 2019, the year of its arXiv preprint)."""
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     sources = [*root.glob("templates/**/*.html"), *root.glob("quiz/**/*.txt")]
     cited = [(path.name, " ".join(text.split())) for path in sources
              if "Rajbhandari" in (text := path.read_text(encoding="utf-8"))]

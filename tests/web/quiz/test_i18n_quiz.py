@@ -28,7 +28,7 @@ from tests.helpers.visible_text import english_left
 
 BANK = load_bank()
 LANGUAGES = ("tr", "el", "yo")
-SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "reference" /
+SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "reference" /
                      "ob_v3p0_achievementcredential_schema.json").read_text(encoding="utf-8"))
 ATTEMPT = re.compile(r"(?:/(?P<code>tr|el|yo))?/quiz/attempts/(?P<id>[\w-]+)")
 
@@ -149,7 +149,7 @@ def test_a_missing_translation_falls_back_to_english_said_to_be_english(tmp_path
         prompt_lang = re.search(r'id="q\d+-prompt"(?: lang="(\w+)")?>', page.text[page.text.index(
             f'data-question-id="{attrs["data-question-id"]}"'):])
         assert prompt_lang is not None
-        english = attrs["data-question-id"] == "bf16-max"  # generated questions: tests/web/test_i18n_quiz_generated.py
+        english = attrs["data-question-id"] == "bf16-max"  # generated questions: tests/web/quiz/test_i18n_quiz_generated.py
         assert prompt_lang[1] == ("en" if english else None)
 
 
@@ -245,7 +245,7 @@ def test_a_greek_certificate_shows_the_date_in_greek_on_the_page_and_its_printed
     assert re.fullmatch(r"\d{1,2} \w+ \d{4}", day) and not re.search(r"[A-Za-z]", day)  # 14 Μαρτίου 2026
     assert f">{day}</time>" in page and "Πιστοποιείται ότι" in page and 'lang="el"' in page
     # The printed version is the same page (print styles); no CSS changes the case of translated text.
-    css = (Path(__file__).resolve().parents[2] / "static" / "css" / "quiz.css").read_text(encoding="utf-8")
+    css = (Path(__file__).resolve().parents[3] / "static" / "css" / "quiz.css").read_text(encoding="utf-8")
     assert "uppercase" not in css
     verify = client.get(link.replace("/certificates/", "/verify/")).text
     assert f">{day}</time>" in verify and "Έγκυρο" in verify

@@ -31,7 +31,7 @@ from tests.helpers.quiz import form_value, learn_ids, question_ids, right_answer
 from tests.helpers.refusals import is_sentence
 from tests.hostile_inputs import HOSTILE_TEXTS, INJECTIONS, NASTIEST
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+TEMPLATES = Path(__file__).resolve().parents[3] / "templates"
 MODES = {"page": {}, "htmx": HX}
 UNLIMITED = "1000000/minute"
 # Where the crawl starts: the home page links to everything a visitor can reach; the embeds are linked only from
