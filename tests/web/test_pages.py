@@ -10,6 +10,7 @@ import pytest
 
 from app.formats import FORMATS, SCALAR_FORMATS, Real
 from tests.helpers.html import HX, PAGE_BUDGET, Elements, budgeted, first_visit
+from tests.helpers.shown import Shown
 from tests.hostile_inputs import INJECTIONS
 
 PAGES = [
@@ -124,7 +125,7 @@ def test_without_javascript_each_bit_links_to_its_pattern_with_that_bit_flipped(
 
 def test_bit_links_and_neighbours_keep_the_rounding_and_overflow_choices(client):
     url = "/visualise/float16?value=0.1&rounding=toward_zero&overflow=saturate"
-    page = Elements(client.get(url).text)
+    page = Shown(client.get(url).text)
     links = [c["href"] for c in page.having("data-bit")] + [s["href"] for s in page.having("data-step")]
     for href in links:
         query = parse_qs(urlsplit(href).query)
@@ -132,7 +133,7 @@ def test_bit_links_and_neighbours_keep_the_rounding_and_overflow_choices(client)
 
 
 def test_neighbour_buttons_step_to_the_next_patterns(client):
-    page = Elements(client.get("/visualise/float16?bits=0x3c00").text)
+    page = Shown(client.get("/visualise/float16?bits=0x3c00").text)
     steps = {s["data-step"]: bits_of(s["href"]) for s in page.having("data-step")}
     assert steps == {"next-down": 0x3BFF, "next-up": 0x3C01}
 
@@ -140,13 +141,13 @@ def test_neighbour_buttons_step_to_the_next_patterns(client):
 @pytest.mark.parametrize("url", ["/visualise/float16?bits=0x3c00", "/visualise/float16?value=0x3c00",
                                  "/visualise/float16?value=0b0011110000000000"])
 def test_a_bit_pattern_decodes_in_the_format(client, url):
-    page = Elements(client.get(url).text)
+    page = Shown(client.get(url).text)
     assert page.text_of("data-stored") == "1"
     assert not page.having("data-typed")
 
 
 def test_overflow_shows_the_flag_and_the_note(client):
-    page = Elements(client.get("/visualise/float8_e4m3fn?value=500").text)
+    page = Shown(client.get("/visualise/float8_e4m3fn?value=500").text)
     assert page.text_of("data-class") == "nan"
     assert [f["data-flag"] for f in page.having("data-flag")] == ["overflow"]
     assert "no infinity" in page.text_of("data-note")

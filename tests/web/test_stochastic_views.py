@@ -12,6 +12,7 @@ import pytest
 from app.formats import SCALAR_FORMATS
 from app.web.visualise.pages import visualise
 from tests.helpers.html import HX, Elements
+from tests.helpers.shown import Shown
 
 UNSEEDED = "/visualise/float8_e4m3fn?value=0.3&rounding=stochastic"
 
@@ -91,7 +92,7 @@ def test_a_seeded_page_is_cached_and_has_no_drawn_seed(client):
 
 
 def test_other_roundings_draw_no_seed(client):
-    page = Elements(client.get("/visualise/float8_e4m3fn?value=0.3").text)
+    page = Shown(client.get("/visualise/float8_e4m3fn?value=0.3").text)
     assert not page.having("data-seed-drawn") and not page.having("data-stochastic")
 
 
@@ -111,7 +112,7 @@ def test_the_page_shows_the_chance_of_each_neighbour(client, url, p_up, up, p_do
 
 
 def test_a_certain_result_says_there_is_nothing_to_draw(client):
-    page = Elements(client.get("/visualise/float8_e4m3fn?value=0.5&rounding=stochastic&seed=3").text)
+    page = Shown(client.get("/visualise/float8_e4m3fn?value=0.5&rounding=stochastic&seed=3").text)
     assert "nothing to choose" in page.text_of("data-odds") and not page.having("data-p-up")
 
 

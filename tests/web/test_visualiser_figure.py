@@ -10,6 +10,7 @@ import pytest
 
 from app.formats import BLOCK_FORMAT_IDS, FORMATS, SCALAR_FORMATS
 from tests.helpers.html import HX, Elements
+from tests.helpers.shown import Shown
 
 EXPECTED_GROUPS = {
     "wide": {"float128", "float64", "float32", "tfloat32", "float16", "bfloat16"},
@@ -127,8 +128,8 @@ def test_nf4_marks_the_typed_value_between_its_two_levels(client):
     x = float(typed["x1"].rstrip("%"))
     assert x == pytest.approx(2 + 96 * (0.3 + 1) / 2, abs=0.01)
     assert page.having("data-level-current")[0]["data-level-current"] == "11"  # 0.3379…, the nearest level
-    exact = Elements(client.get("/visualise/nf4?bits=0xb").text)
-    assert not exact.having("data-level-typed")
+    exact = Shown(client.get("/visualise/nf4?bits=0xb").text)
+    assert not exact.having("data-level-typed")  # hidden: only a typed value has a place between levels
 
 
 def test_other_formats_keep_class_ulp_and_the_number_line(client):

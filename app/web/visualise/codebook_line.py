@@ -26,6 +26,8 @@ class LevelLine:
     current: Level
     typed_x: float | None  # where the typed value lies, when one was typed within the codebook's range
     description: str
+    low: str  # the lowest entry and the highest, as the description says them
+    high: str
 
 
 def _at(x: Fraction, low: Fraction, high: Fraction) -> float:
@@ -50,4 +52,4 @@ def level_line(enc: Encoding, typed: Real | None = None) -> LevelLine:
         "The %(n)s levels of %(name)s from %(low)s to %(high)s, to scale; code %(code)s (%(value)s) is stored. The "
         "levels crowd near 0, where most of a normal distribution lies."
     ) % {"n": len(values), "name": spec.name, "low": low, "high": high, "code": enc.bits, "value": current.value.text}
-    return LevelLine(levels, current, typed_x, description)
+    return LevelLine(levels, current, typed_x, description, str(low), str(high))

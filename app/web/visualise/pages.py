@@ -13,7 +13,6 @@ from app.formats import (
     CUSTOM_NAN_STYLES,
     OVERFLOW_POLICIES,
     ROUNDINGS,
-    SCALAR_FORMATS,
     Encoding,
     FormatSpec,
     InputError,
@@ -25,14 +24,10 @@ from app.formats import (
     decode,
     encode,
     get_format,
-    next_down,
-    next_up,
     overflow_policy,
     parse_bits,
     parse_value,
     rounding_mode,
-    stochastic_odds,
-    ulp,
 )
 from app.web.platform.locale_input import typed_number
 from app.web.platform.page_cache import cached_page
@@ -40,19 +35,8 @@ from app.web.platform.refusals import refusal_sentence
 from app.web.platform.rendering import EMBED_PREFIX, link_prefix, render
 from app.web.platform.translations import N_
 from app.web.visualise import block_page, inputs
-from app.web.visualise.codebook_line import level_line
-from app.web.visualise.odds import odds_shown
-from app.web.visualise.present import (
-    Shown,
-    bit_groups,
-    int_parts,
-    layout_roles,
-    number_line,
-    relative,
-    shown,
-    visualise_url,
-)
-from app.web.visualise.serialise import real_json
+from app.web.visualise.present import visualise_url
+from app.web.visualise.scalar_view import results
 from app.web.visualise.switcher import format_groups
 from app.web.visualise.view_specs import visualiser_data
 
@@ -64,7 +48,6 @@ DEFAULT_VALUE = "0.1"
 NAN_STYLES = tuple(zip(CUSTOM_NAN_STYLES, (
     N_("±inf and NaNs at the top exponent (IEEE)"), N_("no inf, NaN only at all ones (as E4M3FN)"),
     N_("no inf, no −0, NaN at 0x80… (as E5M2FNUZ)"), N_("no inf or NaN (as FP6, FP4)")), strict=True))
-FULL = 4000  # show exact values in full on this page, however long
 
 
 def _stored(
@@ -79,47 +62,6 @@ def _stored(
         return decode(spec, parse_bits(parsed.text, spec)), None
     result = encode(spec, parsed, rounding, overflow, seed)
     return result.encoding, result
-
-
-def _neighbour(
-    label: str, step: Encoding | None, links: dict[str, Any]
-) -> tuple[str, Shown | None, str | None]:
-    """(label, value, link) of the next pattern up or down; no value or link at the end of the range."""
-    if step is None:
-        return label, None, None
-    return label, shown(step.value, FULL), visualise_url(step.format.id, bits=step.hex, **links)
-
-
-def _results(enc: Encoding, result: Rounded | None, links: dict[str, Any]) -> dict[str, Any]:
-    """Everything the page shows about one stored pattern (a codebook's: its levels on a line, not a log scale)."""
-    spec = enc.format
-    codebook = spec.kind == "codebook"
-    stochastic = result is not None and links["rounding"] == "stochastic"
-    return {
-        "enc": enc,
-        "result": result,
-        "fields": layout_roles(spec),
-        "groups": bit_groups(enc, links),
-        "stored_short": shown(enc.value, 60, 17),
-        "stored_exact": real_json(enc.value)[1],
-        "significand": shown(enc.significand, FULL),
-        "int_parts": int_parts(enc) if spec.kind == "int" else None,
-        "codebook": [decode(spec, code) for code in range(len(spec.codebook))],
-        "typed_value": shown(result.input, FULL) if result else None,
-        "error_value": shown(result.error, FULL) if result else None,
-        "rel_error": relative(result.rel_error) if result else None,
-        "ulp": shown(ulp(enc), FULL),
-        "neighbours": [
-            _neighbour("next down", next_down(enc), links),
-            _neighbour("next up", next_up(enc), links),
-        ],
-        "line": None if codebook else number_line(enc),
-        "levels": level_line(enc, result.input if result else None) if codebook else None,
-        "block_href": block_page.block_url(spec.id, prefix=links["prefix"]) if spec.block_size else None,
-        "stochastic": stochastic,
-        "odds": odds_shown(stochastic_odds(spec, result.input, links["overflow"]), enc) if stochastic and result
-        else None,
-    }
 
 
 # Before /visualise/{format_id}, which would take `custom` for a format id
@@ -182,7 +124,7 @@ def _scalar_page(
         "spec": spec, "roundings": ROUNDINGS, "overflows": OVERFLOW_POLICIES, "typed": typed,
         "rounding": rounding, "overflow": overflow, "seed": seed or "", "error": None, "enc": None, "prefix": prefix,
         "layout_form": _layout_form(spec), "nan_styles": NAN_STYLES, "custom_href": None, "drawn_seed": None,
-        "view_data": visualiser_data(spec, list(SCALAR_FORMATS), typed, bits is not None, prefix),
+        "view_data": visualiser_data(spec, typed, bits is not None, prefix),
     }
     try:
         links: dict[str, Any] = {
@@ -203,7 +145,7 @@ def _scalar_page(
         return _unrepeated(render(request, "visualise.html", context, fragment="visualiser", status_code=422),
                            context["drawn_seed"])
     carried = typed if result else enc.value.exact_string()
-    context |= _results(enc, result, links) | {
+    context |= results(enc, result, links) | {
         "links": links, "format_groups": format_groups(carried, links, spec, prefix),
         "custom_href": _custom_href(spec, carried, links),
     }

@@ -165,6 +165,7 @@ class NumberLine:
     marks: tuple[Mark, ...]
     value: Mark | None
     description: str
+    share: int | None = None  # how far along the line |value| sits, in percent, for a finite value not zero
 
 
 def _log2(x: Fraction) -> float:
@@ -198,7 +199,7 @@ def number_line(enc: Encoding) -> NumberLine:
     return NumberLine(marks, where, gettext(
         "|value| sits %(share)s%% of the way along the log scale from the smallest positive value %(low)s to max "
         "%(high)s."
-    ) % {"share": share, "low": marks[0].value.text, "high": marks[-1].value.text})
+    ) % {"share": share, "low": marks[0].value.text, "high": marks[-1].value.text}, share)
 
 
 # -- the format table -------------------------------------------------------------------------------
