@@ -11,7 +11,7 @@ import pytest
 
 from app.training import RECIPES
 
-STATIC_CSS = Path(__file__).resolve().parents[2] / "static" / "css"
+STATIC_CSS = Path(__file__).resolve().parents[3] / "static" / "css"
 PAGES = ["/train", "/embed/train", "/learn/mixed-precision-training"]
 _LINK = re.compile(r'<link rel="stylesheet" href="(/static-generated/[^"]+)">')
 _DARK = re.compile(r"@media \(prefers-color-scheme: dark\) \{\s*:root \{(?P<body>[^}]*)\}\s*\}")
