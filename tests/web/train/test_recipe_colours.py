@@ -13,7 +13,8 @@ from app.training import RECIPES
 
 STATIC_CSS = Path(__file__).resolve().parents[3] / "static" / "css"
 PAGES = ["/train", "/embed/train", "/learn/mixed-precision-training"]
-_LINK = re.compile(r'<link rel="stylesheet" href="(/static-generated/[^"]+)">')
+# a page's link, or a guide's training figure's, which brings it when the reader gets there (data-figure-styles)
+_LINK = re.compile(r'(?:<link rel="stylesheet" href="|data-figure-styles="[^"]*?)(/static-generated/[^" ]+)[" ]')
 _DARK = re.compile(r"@media \(prefers-color-scheme: dark\) \{\s*:root \{(?P<body>[^}]*)\}\s*\}")
 
 
