@@ -65,12 +65,12 @@ function render(view, how) {
   error.hidden = true;
   const focused = document.activeElement?.closest?.(BIT);
   const bit = view.focusBit ?? (focused && root.contains(focused) ? focused.dataset.bit : null);
+  roving(root, bit, bit !== null && (view.focusBit !== null || focused)); // before the writes: no layout to redo
+  view.focusBit = null;
   fill(view, m);
   view.carried = m.carried;
   syncForm(view);
   pills(view, m);
-  roving(root, bit, bit !== null && (view.focusBit !== null || focused));
-  view.focusBit = null;
   announce(view);
   if (how) moved(view, addressOf(view, m), how);
 }
@@ -175,8 +175,8 @@ function announce(view) {
 function roving(root, bit, refocus) {
   const all = [...root.querySelectorAll(BIT)];
   const current = all.find((cell) => cell.dataset.bit === bit) || all[0];
-  for (const cell of all) cell.tabIndex = cell === current ? 0 : -1;
-  if (current && refocus) current.focus();
+  for (const cell of all) setAttr(cell, "tabindex", cell === current ? 0 : -1);
+  if (current && refocus && document.activeElement !== current) current.focus(); // a focus lays the page out
 }
 
 /** The view's state from the page's data (visualise.html's JSON block, view_specs.visualiser_data). */
