@@ -18,9 +18,9 @@ from app.web.embed import pages as embed_pages
 from app.web.home import pages as home_pages
 from app.web.learn import accumulation, api_docs, hardware_page, memory_calculator
 from app.web.learn import pages as learn_pages
-from app.web.platform import errors, health, metrics, schemas
+from app.web.platform import health, metrics, refusal_handlers, schemas
 from app.web.platform.headers import SecurityHeaders
-from app.web.platform.language_routing import LanguagePrefixes
+from app.web.platform.language_prefix import LanguagePrefixes
 from app.web.platform.page_etags import PageETags
 from app.web.platform.rate_limiting import RateLimits
 from app.web.platform.rendering import STATIC_DIR, STATIC_VERSION
@@ -86,10 +86,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         docs_url=None,
         redoc_url=None,
         lifespan=lifespan,
-        redirect_slashes=False,  # app/web/platform/errors.py redirects to a path, never to the request's Host
+        redirect_slashes=False,  # app/web/platform/refusal_handlers.py redirects to a path, never to the request's Host
     )
     app.state.settings = settings
-    errors.install(app)
+    refusal_handlers.install(app)
     schemas.document_stated_numbers(app)
     for module in ROUTERS:
         app.include_router(module.router)

@@ -4,8 +4,8 @@ it), and `Phrase`, words with parameters that stay a str.
 
 A refusal (app/refusal.py) carries an English template marked `N_` and its parameters, already formatted as the
 English sentence shows them: str() of the refusal is `template % params`, the API's English. The web layer
-(app/web/platform/refusals.py) looks the template up in the page's language. A parameter that is words rather than
-input, code or a number is a Phrase, translated with the sentence.
+(app/web/platform/refusal_sentences.py) looks the template up in the page's language. A parameter that is words
+rather than input, code or a number is a Phrase, translated with the sentence.
 """
 
 from __future__ import annotations

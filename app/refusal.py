@@ -2,12 +2,12 @@
 and the HTTP status that says what kind of refusal it is.
 
 The cores' input, configuration, answer and lookup errors, and the store's, are Refusals; the web layer answers
-every one the same way (app/web/platform/errors.py), so no route maps exceptions to statuses on its own. It is a
-ValueError, so that a pydantic validator raising one refuses the field it checks.
+every one the same way (app/web/platform/refusal_handlers.py), so no route maps exceptions to statuses on its own. It
+is a ValueError, so that a pydantic validator raising one refuses the field it checks.
 
 A refusal may carry its sentence as a `template` (English, marked N_, with %(name)s placeholders) and `params`
 (already formatted as the English shows them): str() is then `template % params`, and a page can show the
-sentence in its own language (app/web/platform/refusals.py) while the API keeps the English.
+sentence in its own language (app/web/platform/refusal_sentences.py) while the API keeps the English.
 """
 
 from __future__ import annotations

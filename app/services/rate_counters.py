@@ -16,7 +16,8 @@ def counter_storage(settings: Settings, engine: Engine) -> Storage:
     """Where the rate-limit counters live: Redis when redis_url is set, else the database behind engine."""
     if settings.redis_url is None:
         return DatabaseCounters(engine)
-    # Wrapped errors let app/web/platform/errors.py answer a Redis failure with 503 without knowing about Redis.
+    # Wrapped errors let app/web/platform/refusal_handlers.py answer a Redis failure with 503 without knowing about
+    # Redis.
     return RedisStorage(
         settings.redis_url.get_secret_value(), wrap_exceptions=True,
         socket_connect_timeout=REDIS_TIMEOUT_SECONDS, socket_timeout=REDIS_TIMEOUT_SECONDS,

@@ -10,7 +10,7 @@
 import { InputError } from "./codec.js";
 import { blockFormats, blockUrl, explainBlock, quantize, readList, sideBySide } from "./blocks.js";
 import { fill, showError } from "./block_view_fill.js";
-import { typedList } from "./locale_input.js";
+import { typedList } from "./decimal_comma.js";
 import { learn } from "./words.js";
 
 const data = new WeakMap(); // section -> its parsed JSON block (block_specs.block_page_data)

@@ -9,7 +9,7 @@
 import { InputError, parseNumber, seedValue, shown } from "./codec.js";
 import { drawChart } from "./compare_chart.js";
 import { blockRows, scalarRow } from "./compare_rows.js";
-import { typedNumber } from "./locale_input.js";
+import { typedNumber } from "./decimal_comma.js";
 import { quote } from "./urls.js";
 import { fillSlots, setAttr, setNum, setText, wordsOf } from "./view_slots.js";
 import { learn } from "./words.js";

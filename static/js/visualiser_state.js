@@ -7,7 +7,7 @@
 import {
   decode, encode, InputError, nextDown, nextUp, overflowPolicy, parseBits, roundingMode, seedValue,
 } from "./codec.js";
-import { typedNumber } from "./locale_input.js";
+import { typedNumber } from "./decimal_comma.js";
 import { visualiseUrl } from "./urls.js";
 import { fill } from "./visualiser_fill.js";
 import { setAttr, setText } from "./view_slots.js";
@@ -81,7 +81,8 @@ function moved(view, href, how) {
   const state = { visualiser: snapshot(view) };
   if (how === "push" && href !== location.pathname + location.search) history.pushState(state, "", href);
   else history.replaceState(state, "", href);
-  document.title = `${say("%(name)s visualiser", { name: view.spec.codec.name })} · Precision Lab`;
+  const title = say("%(name)s visualiser", { name: view.spec.codec.name });
+  document.title = `${title} · Precision Lab`;
   document.dispatchEvent(new CustomEvent("visualiser:moved")); // embed.js follows the URL
 }
 

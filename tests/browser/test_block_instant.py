@@ -17,8 +17,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from app.formats import BLOCK_FORMAT_IDS
+from app.web.platform.decimal_comma import typed_list
 from app.web.platform.languages import SERVED
-from app.web.platform.locale_input import typed_list
 from app.web.visualise.block_page import PRESETS
 from tests.helpers.page_modules import applied
 
@@ -181,14 +181,14 @@ def test_in_every_language_the_block_the_script_draws_is_the_servers(page: Page,
 
 
 def test_the_scripts_reading_of_a_list_is_the_servers(page: Page):
-    """locale_input.js's typedList, held to locale_input.py's typed_list: a list with decimal commas."""
+    """decimal_comma.js's typedList, held to decimal_comma.py's typed_list: a list with decimal commas."""
     page.goto("/tr/visualise/mxfp4")
     rng = random.Random(11)
     texts = ["0,5; -1,25\n3", "0,5, 1,25", "1,2,3;", ";;", "", "0,5\n\n,5", "1.5; 2,5", " 0,5 ;\t-1,e3 ",
              "\u22120,5; 1", "0,5;\u00a02,5", "0,5;\x1c1,5", "\ufeff0,5; 1", "0x1,8p-3; 1"]
     texts += ["".join(rng.choice("0123456789,.;-e \n\u00a0") for _ in range(rng.randrange(1, 14)))
               for _ in range(400)]
-    got = applied(page, "locale_input.js", "typedList", texts)
+    got = applied(page, "decimal_comma.js", "typedList", texts)
     assert got[0] == [typed_list(t, SERVED["tr"]) for t in texts]
     assert got[1] == [typed_list(t, SERVED["en"]) for t in texts] == texts
 

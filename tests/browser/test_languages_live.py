@@ -12,8 +12,8 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from app.web.platform.decimal_comma import typed_number
 from app.web.platform.languages import LANGUAGES, SERVED, speaking, switch_links
-from app.web.platform.locale_input import typed_number
 from tests.helpers.page_modules import applied
 
 STORED = "#visualiser [data-stored]"
@@ -104,7 +104,7 @@ def test_the_scripts_decimal_comma_is_the_servers(page: Page):
     texts = ["0,1", "-2,5", ",5", "1,", "1,5e-3", "1,5E+3", "1.234,5", "1,2,3", "0.1", "0x1,8p-3", " 0,1 ", "\u22120,1",
              ",", "", "e,1", "1,e5", "1,5e", "inf", "0,1;0,2"]
     texts += ["".join(rng.choice("0123456789,.-+e \u2212x") for _ in range(rng.randrange(1, 8))) for _ in range(300)]
-    got = applied(page, "locale_input.js", "typedNumber", texts)
+    got = applied(page, "decimal_comma.js", "typedNumber", texts)
     assert got[0] == [typed_number(t, SERVED["tr"]) for t in texts]
     assert got[1] == [typed_number(t, SERVED["en"]) for t in texts] == texts
     assert page.evaluate("document.documentElement.hasAttribute('data-decimal-comma')")

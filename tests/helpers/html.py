@@ -14,8 +14,8 @@ import pytest
 HX = {"HX-Request": "true"}
 PAGE_BUDGET = 150_000  # bytes a first visit of a page loads: its HTML, stylesheets and scripts
 # What a first visit of each page may transfer, compressed (DESIGN.md section 5), and the pages held to it:
-# tests/web/platform/test_wire.py counts the bodies through the test client, tests/browser/test_first_visit.py all a browser
-# transfers (headers too) on the first screen of a phone and of a desktop, lazy parts included.
+# tests/web/platform/test_wire.py counts the bodies through the test client, tests/browser/test_first_visit.py all a
+# browser transfers (headers too) on the first screen of a phone and of a desktop, lazy parts included.
 FIRST_VISIT_BUDGET = 40_000
 FIRST_VISIT_PAGES = [
     "/", "/visualise/float16?value=0.1", "/visualise/float64?value=0.1", "/compare?value=0.1", "/formats",

@@ -7,7 +7,7 @@ from babel.messages.pofile import read_po
 
 from app.quiz.bank import BANK_DIR, topic_blocks
 from app.quiz.bank_translations import KEPT
-from app.web.platform.translations import catalog_path
+from app.web.platform.catalogs import catalog_path
 
 
 def catalog_pairs(code: str) -> list[tuple[str, str, str]]:

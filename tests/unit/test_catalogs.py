@@ -13,8 +13,8 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 
+from app.web.platform.catalogs import LOCALES_DIR, UNREVIEWED, catalog_info, catalog_path, translations
 from app.web.platform.languages import PREFIXED
-from app.web.platform.translations import LOCALES_DIR, UNREVIEWED, catalog_info, catalog_path, translations
 
 ROOT = LOCALES_DIR.parent
 CODES = sorted(PREFIXED)

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from app.web.platform.translations import LOCALES_DIR
+from app.web.platform.catalogs import LOCALES_DIR
 from tests.helpers.translations import bank_pairs, catalog_pairs
 
 COMMA_LANGUAGES = ("tr", "el")

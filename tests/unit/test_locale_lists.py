@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from app.web.platform.decimal_comma import typed_list
 from app.web.platform.languages import SERVED
-from app.web.platform.locale_input import typed_list
 
 
 @pytest.mark.parametrize("code", ["tr", "el"])

@@ -11,9 +11,9 @@ import pytest
 from babel.messages.extract import extract
 from babel.messages.pofile import read_po
 
+from app.web.platform.catalogs import catalog_path, translations
 from app.web.platform.languages import LANGUAGES, speaking
 from app.web.platform.script_words import KEYWORDS, SCRIPTS_DIR, script_ids, script_words
-from app.web.platform.translations import catalog_path, translations
 
 # a marker call with a literal first argument, as a person reads the source
 CALL = re.compile(r'\b(?:say|sayN|Phrase|InputError)\(\s*"((?:[^"\\]|\\.)*)"')
@@ -34,7 +34,7 @@ def test_every_sentence_a_script_says_is_found_as_make_messages_finds_it(name: s
 
 def test_the_visualisers_words_follow_its_imports():
     ids = script_ids("visualiser.js")
-    assert "Stored value" in ids and ("%(count)s bit", "%(count)s bits") in ids  # its own
+    assert "Stored value %(stored)s" in ids and "bit %(index)s, %(role)s, %(value)s" in ids  # its own (state, fill)
     assert "Could not read %(input)s as a number. Accepted: %(accepted)s." in ids  # codec.js's, imported
 
 
@@ -92,5 +92,5 @@ def test_an_english_page_carries_no_words_and_a_turkish_page_carries_them_transl
     with speaking(turkish):
         words = script_words(["visualiser.js"], ["max"])
     assert words is not None
-    assert words["sentences"]["Stored value"] != "Stored value" and words["sentences"]["max"] != "max"
-    assert words["plurals"]["%(count)s bit"][0].startswith("%(count)s")
+    stored = words["sentences"]["Stored value %(stored)s"]
+    assert stored != "Stored value %(stored)s" and "%(stored)s" in stored and words["sentences"]["max"] != "max"

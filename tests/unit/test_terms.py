@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from app.web.platform.catalogs import LOCALES_DIR
 from app.web.platform.languages import PREFIXED
-from app.web.platform.translations import LOCALES_DIR
 from tests.helpers.translations import bank_pairs, catalog_pairs
 
 CODES = sorted(PREFIXED)

@@ -1,5 +1,5 @@
 """The block visualiser's list on a page in a decimal-comma language: `;` or new lines separate the values there,
-each may have a decimal comma (app/web/platform/locale_input.py typed_list); the page says so."""
+each may have a decimal comma (app/web/platform/decimal_comma.py typed_list); the page says so."""
 
 from __future__ import annotations
 

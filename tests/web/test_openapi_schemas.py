@@ -26,7 +26,7 @@ from app.learn import ACCUMULATION_DISTRIBUTIONS
 from app.quiz import questions
 from app.training import DATASETS, RECIPES, SCENARIOS, WEIGHT_FORMATS
 from app.web.embed.schemas import OEmbedAnswer
-from app.web.platform.errors import ERROR_SCHEMA
+from app.web.platform.refusal_handlers import ERROR_SCHEMA
 from app.web.platform.schemas import ReadinessAnswer, RefusalAnswer
 from app.web.quiz import schemas as quiz_schemas
 from app.web.visualise import schemas as format_schemas

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from urllib.parse import parse_qsl
 
 from app.refusal import Refusal
-from app.web.platform.translations import N_
+from app.web.platform.catalogs import N_
 
 PARAM = "hide"
 

@@ -21,10 +21,10 @@ from app.deps import SettingsDep
 from app.formats import BLOCK_FORMAT_IDS, CUSTOM_ID, SCALAR_FORMATS
 from app.web.embed import hide
 from app.web.embed.schemas import OEmbedAnswer
+from app.web.platform.catalogs import N_, gettext
 from app.web.platform.languages import ENGLISH, LANGUAGES, current_language, speaking, unprefixed
 from app.web.platform.rendering import EMBED_PREFIX, templates
 from app.web.platform.schemas import refused
-from app.web.platform.translations import N_, gettext
 
 router = APIRouter()
 

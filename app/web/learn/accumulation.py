@@ -30,11 +30,11 @@ from app.learn import (
 )
 from app.web.learn.accumulation_chart import chart
 from app.web.learn.accumulation_schemas import AccumulationAnswer
+from app.web.platform.catalogs import N_, gettext, prose_decimal
 from app.web.platform.page_cache import cached_page
-from app.web.platform.refusals import refusal_sentence
+from app.web.platform.refusal_sentences import refusal_sentence
 from app.web.platform.rendering import EMBED_PREFIX, link_prefix, render
 from app.web.platform.schemas import one_of, refused, stated, whole
-from app.web.platform.translations import N_, gettext, prose_decimal
 from app.web.visualise.present import relative, shown, visualise_url
 
 router = APIRouter()

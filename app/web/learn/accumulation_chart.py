@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from app.learn import Accumulation
-from app.web.platform.translations import gettext, local_digits, prose_decimal
+from app.web.platform.catalogs import gettext, local_digits, prose_decimal
 
 WIDTH, HEIGHT = 720, 300
 LEFT, RIGHT, TOP, BOTTOM = 64, 34, 14, 34

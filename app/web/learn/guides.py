@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
+from app.web.platform.catalogs import N_
 from app.web.platform.rendering import ROOT
-from app.web.platform.translations import N_
 
 WORDS_PER_MINUTE = 220  # silent reading of non-fiction, the middle of the usual 200-250
 _TEMPLATE_SYNTAX = re.compile(r"{#.*?#}|{%.*?%}|{{.*?}}", re.DOTALL)

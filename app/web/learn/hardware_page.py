@@ -16,8 +16,8 @@ from app.hardware import (
     load_published,
     load_training,
 )
+from app.web.platform.catalogs import gettext, local_digits
 from app.web.platform.rendering import render
-from app.web.platform.translations import gettext, local_digits
 
 router = APIRouter()
 

@@ -29,10 +29,10 @@ from app.training import (
     weight_format_named,
 )
 from app.web.learn.schemas import MemoryAnswer
-from app.web.platform.refusals import refusal_sentence
+from app.web.platform.catalogs import N_, gettext, local_digits
+from app.web.platform.refusal_sentences import refusal_sentence
 from app.web.platform.rendering import render
 from app.web.platform.schemas import one_of, refused, stated, whole
-from app.web.platform.translations import N_, gettext, local_digits
 
 router = APIRouter()
 

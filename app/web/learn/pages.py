@@ -18,8 +18,8 @@ from app.formats import FORMATS, FormatSpec
 from app.hardware import published_peak
 from app.learn import DISTRIBUTIONS, SAMPLE_SIZE, SCALES, Measured, measure_formats
 from app.web.learn.guides import GUIDES, Guide, related
+from app.web.platform.catalogs import gettext
 from app.web.platform.rendering import render
-from app.web.platform.translations import gettext
 from app.web.train.present import approx
 from app.web.visualise.present import layout_roles, power_of_two, shown, visualise_url
 

@@ -1,7 +1,7 @@
 """The languages the site speaks, and the first path segment that says which one a page is in.
 
 English is unprefixed (/visualise/float16); every other served language puts its code first (/tr/visualise/float16,
-/tr/ for the home page, /tr/embed/... for a framed page). app/web/platform/language_routing.py strips that segment
+/tr/ for the home page, /tr/embed/... for a framed page). app/web/platform/language_prefix.py strips that segment
 before the routes see the path and makes its language the current one (`current_language`) for the rest of the
 request, so that every route serves every language and every link the site builds can keep it (`localised`).
 """
@@ -138,7 +138,7 @@ def negotiated(header: str | None) -> Language:
 
 # -- the language switcher -------------------------------------------------------------------------
 
-CHOICE_QUERY = "lang"  # /?lang=en: a home page chosen with the switcher, remembered (language_routing.py)
+CHOICE_QUERY = "lang"  # /?lang=en: a home page chosen with the switcher, remembered (language_prefix.py)
 
 
 @dataclass(frozen=True)

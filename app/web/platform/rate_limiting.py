@@ -3,8 +3,8 @@
 Rate limits count requests per client IP over a moving window (limits' exact strategy: the hits of the last period).
 The counters live where every worker and instance sees them (app/services/rate_counters.py): in Redis when REDIS_URL
 is set, otherwise in the app's database, so `--workers 4` or two machines on one database allow a limit once, not
-once each. A store that does not answer gives 503 with a sentence (app/web/platform/errors.py), never a pass and
-never a 500.
+once each. A store that does not answer gives 503 with a sentence (app/web/platform/refusal_handlers.py), never a
+pass and never a 500.
 """
 
 from __future__ import annotations

@@ -10,15 +10,15 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 from jinja2_fragments.fastapi import Jinja2Blocks
 
-from app.web.platform import translations
+from app.web.platform import catalogs
 from app.web.platform.bundles import bundles_are_fresh, entry_module_path
 from app.web.platform.languages import LANGUAGES, Language, current_language, localised, switch_links
-from app.web.platform.refusals import core_text
+from app.web.platform.refusal_sentences import core_text
 
 ROOT = Path(__file__).resolve().parents[3]
 templates = Jinja2Blocks(directory=str(ROOT / "templates"))
 templates.env.auto_reload = False  # templates change only with a deploy; no stat() per render
-translations.install(templates.env)  # {% trans %}, _(), ngettext and the prose number and date filters
+catalogs.install(templates.env)  # {% trans %}, _(), ngettext and the prose number and date filters
 EMBED_PREFIX = "/embed"
 STATIC_DIR = ROOT / "static"
 

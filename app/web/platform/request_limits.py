@@ -7,7 +7,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.web.platform.asgi import HttpMiddleware
-from app.web.platform.errors import respond_error
+from app.web.platform.refusal_handlers import respond_error
 
 
 class _BodyTooLarge(HTTPException):

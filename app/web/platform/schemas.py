@@ -15,7 +15,8 @@ from pydantic import BaseModel, Field, WithJsonSchema
 
 
 class RefusalAnswer(BaseModel):
-    """A refusal (4xx): one sentence a person can act on, as app/web/platform/errors.py sends it (ERROR_SCHEMA)."""
+    """A refusal (4xx): one sentence a person can act on, as app/web/platform/refusal_handlers.py sends it
+    (ERROR_SCHEMA)."""
 
     detail: str = Field(min_length=1, description="a sentence a person can act on")
 

@@ -19,8 +19,8 @@ from typing import Any
 
 from babel.messages.extract import extract
 
+from app.web.platform.catalogs import translations
 from app.web.platform.languages import ENGLISH_CODE, current_language
-from app.web.platform.translations import translations
 
 SCRIPTS_DIR = Path(__file__).resolve().parents[3] / "static" / "js"
 # the script's marker calls and what each one's arguments are, as babel.cfg gives them to `make messages`

@@ -12,7 +12,7 @@ from starlette.responses import PlainTextResponse
 from starlette.types import Message, Receive, Scope, Send
 
 from app.web.platform.asgi import HttpMiddleware
-from app.web.platform.errors import respond_error
+from app.web.platform.refusal_handlers import respond_error
 
 _log = logging.getLogger("precision_lab.errors")
 

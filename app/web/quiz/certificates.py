@@ -39,10 +39,10 @@ from app.services.certificates import (
     signature_valid,
 )
 from app.settings import Settings
+from app.web.platform.catalogs import N_, gettext
 from app.web.platform.rate_limiting import count_request
 from app.web.platform.rendering import render, templates
 from app.web.platform.schemas import refused
-from app.web.platform.translations import N_, gettext
 from app.web.quiz.localised import credential_wording, quiz_name
 from app.web.quiz.schemas import CertificateAnswer, KeySetAnswer, PublicKeyAnswer
 

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from app.quiz import Bank, Choice, ChoiceQuestion, Feedback, Message, Question, Topic, Wording, feedback_on, fill
+from app.web.platform.catalogs import N_, gettext, translations
 from app.web.platform.languages import ENGLISH_CODE, current_language
-from app.web.platform.translations import N_, gettext, translations
 
 # Settings.quiz_name's default, marked so that the catalogs translate it; a quiz named otherwise is shown as named.
 QUIZ_NAME = N_("Number formats and mixed precision")

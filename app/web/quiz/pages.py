@@ -35,12 +35,12 @@ from app.services.quiz_attempts import (
     start_attempt,
 )
 from app.settings import Settings
+from app.web.platform.catalogs import N_, gettext
 from app.web.platform.csrf import check_csrf, csrf_token_for, new_owner_token, owner_cookie, set_owner_cookie
+from app.web.platform.decimal_comma import typed_number
 from app.web.platform.languages import ENGLISH_CODE, current_language
-from app.web.platform.locale_input import typed_number
 from app.web.platform.rate_limiting import count_request
 from app.web.platform.rendering import render
-from app.web.platform.translations import N_, gettext
 from app.web.quiz.localised import ShownFeedback, question_in_page_language, quiz_name, shown_feedback, topic_titles
 
 router = APIRouter()

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.web.platform.translations import gettext
+from app.web.platform.catalogs import gettext
 
 WIDTH, HEIGHT = 480, 220
 LEFT, RIGHT, TOP, BOTTOM = 56, 22, 12, 30

@@ -28,7 +28,7 @@ from app.training import (
     TrainConfig,
     as_scenario_id,
 )
-from app.web.platform.translations import N_
+from app.web.platform.catalogs import N_
 
 MAX_TEXT = 40  # characters in one query value; every valid one is shorter
 DEFAULT_MODEL_SIZE = "7e9"

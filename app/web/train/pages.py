@@ -19,11 +19,11 @@ from app.deps import RunsDep, rate_limited
 from app.refusal import Refusal
 from app.services.training_runs import Run, replay, result
 from app.training import HISTOGRAM_SNAPSHOTS, OPTIMIZERS, RECIPES, SCENARIOS
+from app.web.platform.catalogs import gettext
 from app.web.platform.rate_limiting import count_request
-from app.web.platform.refusals import refusal_sentence
+from app.web.platform.refusal_sentences import refusal_sentence
 from app.web.platform.rendering import EMBED_PREFIX, link_prefix, render
 from app.web.platform.script_words import script_words
-from app.web.platform.translations import gettext
 from app.web.train.charts import charts
 from app.web.train.inputs import (
     DEFAULT_MODEL_SIZE,

@@ -7,8 +7,8 @@ from decimal import Decimal
 from typing import Any
 
 from app.training import COLLAPSE, RECIPES, OptimizerId, RecipeId, bytes_per_param
+from app.web.platform.catalogs import N_, gettext, local_digits, prose_decimal
 from app.web.platform.languages import ENGLISH_CODE, current_language
-from app.web.platform.translations import N_, gettext, local_digits, prose_decimal
 
 _BYTES_PER_GB = Decimal(10**9)
 # the column heads, marked here and translated where the page shows them

@@ -20,8 +20,8 @@ from starlette.datastructures import QueryParams
 from app.formats import InputError
 from app.refusal import Refusal
 from app.training import RECIPES, RecipeId, TrainConfig, as_recipe_id, pytorch_script, script_filename
+from app.web.platform.catalogs import gettext
 from app.web.platform.rendering import EMBED_PREFIX, link_prefix, templates
-from app.web.platform.translations import gettext
 from app.web.train.inputs import config_from_query
 
 router = APIRouter()

@@ -29,12 +29,12 @@ from app.formats import (
     quantize_blocks,
 )
 from app.refusal import quoted
+from app.web.platform.catalogs import N_, gettext, prose_decimal
+from app.web.platform.decimal_comma import typed_list
 from app.web.platform.languages import current_language
-from app.web.platform.locale_input import typed_list
-from app.web.platform.refusals import refusal_sentence
+from app.web.platform.refusal_sentences import refusal_sentence
 from app.web.platform.rendering import render
 from app.web.platform.script_words import script_words
-from app.web.platform.translations import N_, gettext, prose_decimal
 from app.web.visualise import block_present
 from app.web.visualise.block_present import block_view, side_by_side
 from app.web.visualise.block_specs import block_page_data

@@ -29,7 +29,7 @@ from app.formats import (
     scale_rule,
     summarise,
 )
-from app.web.platform.translations import N_, gettext
+from app.web.platform.catalogs import N_, gettext
 from app.web.visualise.present import BitGroup, Shown, bit_groups, layout_roles, shown, visualise_url
 
 CELL = 32  # in the element table: "≈" seven digits past this many characters, the exact value in a title

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from app.formats import Encoding, Real, decode
-from app.web.platform.translations import gettext
+from app.web.platform.catalogs import gettext
 from app.web.visualise.present import Shown, shown
 
 

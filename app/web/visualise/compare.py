@@ -28,8 +28,8 @@ from app.formats import (
     parse_number,
     rounding_mode,
 )
-from app.web.platform.locale_input import typed_number
-from app.web.platform.refusals import refusal_sentence
+from app.web.platform.decimal_comma import typed_number
+from app.web.platform.refusal_sentences import refusal_sentence
 from app.web.platform.rendering import EMBED_PREFIX, link_prefix, render
 from app.web.visualise.compare_blocks import BlockRow, block_notes, block_rows
 from app.web.visualise.compare_chart import bar_of, chart

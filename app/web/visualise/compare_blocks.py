@@ -24,7 +24,7 @@ from app.formats import (
     fates,
     quantize_blocks,
 )
-from app.web.platform.translations import N_, gettext
+from app.web.platform.catalogs import N_, gettext
 from app.web.visualise.block_page import block_url
 from app.web.visualise.present import BitGroup, Shown, bit_groups, relative, shown
 
@@ -77,10 +77,9 @@ class BlockRow:
 def block_notes() -> dict[str, str]:
     """Every sentence a row may say, by note id, in the page's language: the page carries them all, for its script
     to write the one that applies."""
-    nan = gettext(NOTES["nan"])
-    return {"saturated": gettext(NOTES["saturated"]), "zeroed": gettext(NOTES["zeroed"]),
-            "nan-NaN": nan.format(what="NaN"), "nan-inf": nan.format(what="inf"),
-            "refused": gettext(NOTES["refused"]).format(max=FP32_MAX)}
+    said = {note: gettext(sentence) for note, sentence in NOTES.items()}
+    return {"saturated": said["saturated"], "zeroed": said["zeroed"], "nan-NaN": said["nan"].format(what="NaN"),
+            "nan-inf": said["nan"].format(what="inf"), "refused": said["refused"].format(max=FP32_MAX)}
 
 
 def block_rows(x: Real, typed: str, prefix: str) -> list[BlockRow]:

@@ -18,7 +18,7 @@ from app.formats import (
     get_format,
 )
 from app.refusal import quoted
-from app.web.platform.translations import N_
+from app.web.platform.catalogs import N_
 
 MAX_SEED = 2**63 - 1
 

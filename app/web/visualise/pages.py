@@ -29,11 +29,11 @@ from app.formats import (
     parse_value,
     rounding_mode,
 )
-from app.web.platform.locale_input import typed_number
+from app.web.platform.catalogs import N_
+from app.web.platform.decimal_comma import typed_number
 from app.web.platform.page_cache import cached_page
-from app.web.platform.refusals import refusal_sentence
+from app.web.platform.refusal_sentences import refusal_sentence
 from app.web.platform.rendering import EMBED_PREFIX, link_prefix, render
-from app.web.platform.translations import N_
 from app.web.visualise import block_page, inputs
 from app.web.visualise.present import visualise_url
 from app.web.visualise.scalar_view import results

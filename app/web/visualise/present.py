@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import quote
 
 from app.formats import Encoding, FormatSpec, Real
-from app.web.platform.translations import N_, gettext
+from app.web.platform.catalogs import N_, gettext
 from app.web.visualise.serialise import real_json
 
 SHORT_LENGTH = 24

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.formats import BLOCK_FORMAT_IDS, CUSTOM_ID, FORMATS, SCALAR_FORMATS, FormatSpec
-from app.web.platform.refusals import core_text
-from app.web.platform.translations import N_, gettext
+from app.web.platform.catalogs import N_, gettext
+from app.web.platform.refusal_sentences import core_text
 from app.web.visualise.block_page import block_url
 from app.web.visualise.present import visualise_url
 

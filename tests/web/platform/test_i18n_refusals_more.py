@@ -18,7 +18,7 @@ from app.training import memory_calc
 from app.training.config import TrainConfig
 from app.training.runner import _collapse
 from app.web.platform.languages import ENGLISH_CODE, LANGUAGES, speaking
-from app.web.platform.refusals import refusal_sentence
+from app.web.platform.refusal_sentences import refusal_sentence
 from app.web.visualise import inputs
 from tests.helpers.html import HX
 

@@ -1,4 +1,4 @@
-"""The language in the URL (app/web/platform/language_routing.py, languages.py): every route under every prefix,
+"""The language in the URL (app/web/platform/language_prefix.py, languages.py): every route under every prefix,
 what each page says of its language, the first visit's choice from Accept-Language, refused prefixes, the switcher,
 and a decimal comma typed on a page in a language that writes one."""
 
@@ -14,8 +14,8 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from app.formats import SCALAR_FORMATS
 from app.main import create_app
+from app.web.platform.catalogs import catalog_info
 from app.web.platform.languages import LANGUAGE_CODES, LANGUAGES, PREFIXED, negotiated, preferred_ranges
-from app.web.platform.translations import catalog_info
 from tests.helpers.html import HX, Elements
 
 SERVED = [language.code for language in LANGUAGES]

@@ -1,5 +1,5 @@
-"""refusal_sentence (app/web/platform/refusals.py): a formats refusal in the page's language, its parameters filled
-and its words (a Phrase) translated too; English, and the JSON API under any prefix, keep str(refusal)."""
+"""refusal_sentence (app/web/platform/refusal_sentences.py): a formats refusal in the page's language, its parameters
+filled and its words (a Phrase) translated too; English, and the JSON API under any prefix, keep str(refusal)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from app.formats.custom import custom_format
 from app.formats.registry import FORMATS
 from app.messages import Phrase
 from app.refusal import Refusal
-from app.web.platform import refusals
+from app.web.platform import refusal_sentences
 from app.web.platform.languages import ENGLISH, SERVED, speaking
-from app.web.platform.refusals import refusal_sentence
+from app.web.platform.refusal_sentences import refusal_sentence
 from tests.helpers.refusal_cases import CASES
 
 
@@ -69,7 +69,7 @@ def test_a_refusal_without_a_template_is_shown_as_it_is():
 
 def test_a_translation_that_cannot_be_filled_falls_back_to_the_english(monkeypatch):
     error = _refusal(lambda: parse_value("abc"))
-    monkeypatch.setattr(refusals, "gettext", lambda message: "%(missing)s")
+    monkeypatch.setattr(refusal_sentences, "gettext", lambda message: "%(missing)s")
     assert _in("tr", error) == str(error)
 
 

@@ -149,7 +149,8 @@ def test_a_missing_translation_falls_back_to_english_said_to_be_english(tmp_path
         prompt_lang = re.search(r'id="q\d+-prompt"(?: lang="(\w+)")?>', page.text[page.text.index(
             f'data-question-id="{attrs["data-question-id"]}"'):])
         assert prompt_lang is not None
-        english = attrs["data-question-id"] == "bf16-max"  # generated questions: tests/web/quiz/test_i18n_quiz_generated.py
+        # the generated questions: tests/web/quiz/test_i18n_quiz_generated.py
+        english = attrs["data-question-id"] == "bf16-max"
         assert prompt_lang[1] == ("en" if english else None)
 
 

@@ -20,7 +20,6 @@ from starlette.requests import Request
 from starlette.types import Message, Receive, Scope, Send
 
 from app.web.platform.asgi import HttpMiddleware
-from app.web.platform.errors import respond_error
 from app.web.platform.languages import (
     CHOICE_QUERY,
     ENGLISH,
@@ -33,6 +32,7 @@ from app.web.platform.languages import (
     served_sentence,
     speaking,
 )
+from app.web.platform.refusal_handlers import respond_error
 
 CHOICE_COOKIE = "lang"  # the language chosen with the switcher on a home page; what / opens next time
 CHOICE_DAYS = 365

@@ -1,6 +1,6 @@
 """A number typed on a page in a language that writes a decimal comma (Turkish, Greek: 0,1), read as the formats
 core reads numbers (0.1). The core (app/formats/parse.py) knows one notation; the web layer turns the other into it
-before calling the core, here and nowhere else; static/js/locale_input.js does the same for the pages' script.
+before calling the core, here and nowhere else; static/js/decimal_comma.js does the same for the pages' script.
 
 The rule: only a plain decimal with exactly one comma and no point (0,1 · -2,5 · ,5 · 1,5e-3) is changed, and only
 in a language whose decimal symbol is a comma. Everything else is left as typed, for the core to read or refuse

@@ -16,10 +16,10 @@ from starlette.routing import Match
 
 from app.quiz import UnknownQuestion
 from app.refusal import Refusal
+from app.web.platform.catalogs import N_, gettext
 from app.web.platform.languages import ENGLISH_CODE, current_language, localised
-from app.web.platform.refusals import refusal_sentence
+from app.web.platform.refusal_sentences import refusal_sentence
 from app.web.platform.rendering import render
-from app.web.platform.translations import N_, gettext
 
 
 def _wants_json(request: Request) -> bool:

@@ -1,8 +1,8 @@
 // A number typed on a page in a language that writes a decimal comma (0,1 in Turkish and Greek), made the notation
-// the codec reads (0.1): the same rule as app/web/platform/locale_input.py `typed_number` (held to it by
+// the codec reads (0.1): the same rule as app/web/platform/decimal_comma.py `typed_number` (held to it by
 // tests/browser/test_languages_live.py), for the pages' script to apply before codec.js parses typed text.
 // Only a plain decimal with exactly one comma and no point changes. A list of values (the block visualiser's box)
-// is read by `typedList`, locale_input.py's `typed_list` (held to it by tests/browser/test_block_instant.py).
+// is read by `typedList`, decimal_comma.py's `typed_list` (held to it by tests/browser/test_block_instant.py).
 // Whether the page's language writes one, base.html says on <html> (data-decimal-comma).
 
 import { SPACES } from "./codec.js";

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from app.formats import Phrase
-from app.web.platform.translations import gettext
+from app.web.platform.catalogs import gettext
 
 
 def refusal_sentence(error: BaseException) -> str:
