@@ -83,9 +83,13 @@ $(VENDOR_STAMP): $(NPM_STAMP) Makefile
 	touch $@
 
 # Rebuilt whenever any module under static/js/ changes; the server uses the bundles only while this stamp is at
-# least as new as every source module (app/web/platform/bundles.py), and the source modules otherwise.
-$(BUNDLE_STAMP): $(NPM_STAMP) $(wildcard static/js/*.js) Makefile
+# least as new as every source module (app/web/platform/bundles.py), and the source modules otherwise. Beside them,
+# the words each entry's script says (.words.json, which the server reads: app/web/platform/script_words.py),
+# found in the modules esbuild's metafile says each entry imports, with babel.cfg's keywords.
+$(BUNDLE_STAMP): $(NPM_STAMP) $(wildcard static/js/*.js) babel.cfg app/web/platform/script_words_build.py Makefile \
+		| $(SERVE_STAMP)
 	rm -rf static/bundle
 	node_modules/.bin/esbuild $(addprefix static/js/,$(BUNDLE_ENTRIES)) --bundle --minify --format=esm \
-		--log-level=warning --outdir=static/bundle
+		--log-level=warning --outdir=static/bundle --metafile=static/bundle/.meta.json
+	$(BIN)/python -m app.web.platform.script_words_build static/bundle/.meta.json static/bundle/.words.json
 	touch $@

@@ -1,23 +1,24 @@
-"""A block page carries the words its script can say, and no others (app/web/visualise/block_page.py's NEVER_SAID,
-script_words' `unsaid`): what it leaves out is proved never said here, from the scripts' sources. A function the
-page's script never runs (none of what the page's modules import reaches it); and a codec encoder's sentences, which
-are the note of the value it stores, and the block view reads no note. The block's own sentences are the page's
-markup (templates/_block_*.html), not the script's. The browser tests hold what the script shows to the server's
-page in every language (tests/browser/test_block_instant.py), which a sentence missing from the data would break."""
+"""A block page carries the words its script can say, and no others (the block page's NEVER_SAID,
+script_words' `unsaid`, applied to the words `make` finds: script_words_build.py): what it leaves out is proved never
+said here, from the scripts' sources. A function the page's script never runs (none of what the page's modules import
+reaches it); and a codec encoder's sentences, which are the note of the value it stores, and the block view reads no
+note. The block's own sentences are the page's markup (templates/_block_*.html), not the script's. The browser tests
+hold what the script shows to the server's page in every language (tests/browser/test_block_instant.py), which a
+sentence missing from the data would break."""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
-from app.web.platform import script_words as words_module
 from app.web.platform.languages import LANGUAGES, speaking
-from app.web.platform.script_words import SCRIPTS_DIR, script_ids, script_words, top_level
+from app.web.platform.script_words import SCRIPTS_DIR, script_ids, script_words
+from app.web.platform.script_words_build import said_in, top_level
 from app.web.visualise.block_page import NEVER_SAID
 
 IMPORT = re.compile(r'import\s*\{([^}]*)\}\s*from\s*"\./([\w-]+\.js)"')
+LOADS = re.compile(r'\b(?:from|import)\s+"\./([\w-]+\.js)"')
 NAME = re.compile(r"[A-Za-z_$][\w$]*")
 # a comment on lines of its own (`// ...`, `/* ... */`): no code shares them
 COMMENT = re.compile(r"^[ \t]*(?://[^\n]*|/\*.*?\*/[ \t]*)$", re.M | re.S)
@@ -58,6 +59,17 @@ def closure(entry: str) -> list[str]:
     return seen
 
 
+def loaded(entry: str) -> list[str]:
+    """Every module a page's script loads, re-exports' modules too (`export { … } from "./x.js"`)."""
+    seen, pending = [], [entry]
+    while pending:
+        module = pending.pop(0)
+        if module not in seen:
+            seen.append(module)
+            pending += LOADS.findall(source(module))
+    return seen
+
+
 def reachable(module: str, entry: str = "block_view.js") -> set[str]:
     """The top-level declarations of `module` that the page of `entry` can run: from the names the page's other
     modules import of it and its own top-level statements, every declaration that a reached one names (a name in
@@ -72,26 +84,6 @@ def reachable(module: str, entry: str = "block_view.js") -> set[str]:
             reached.add(name)
             pending += NAME.findall(declared[name])
     return reached
-
-
-# -- script_words' unsaid: by the top-level function that says a sentence ------------------------------------------
-
-
-def test_a_sentence_is_left_out_only_where_every_function_that_says_it_is(tmp_path: Path, monkeypatch):
-    (tmp_path / "page.js").write_text('import { two } from "./more.js";\nimport { say } from "./words.js";\n\n'
-                                      '/** says one */\nfunction one() {\n  return say("One");\n}\n\n'
-                                      'document.addEventListener("click", () => say("Top"));\n'
-                                      'export const three = () => say("Three",\n  { a: 1 });\n')
-    (tmp_path / "more.js").write_text('import { say } from "./words.js";\n\n'
-                                      'export function two() {\n  say("Two");\n  return say("One");\n}\n')
-    (tmp_path / "words.js").write_text("export const say = (id) => id;\n")
-    monkeypatch.setattr(words_module, "SCRIPTS_DIR", tmp_path)
-    ids = script_ids.__wrapped__  # not the cache of the real scripts
-    assert ids("page.js") == ("One", "Top", "Three", "Two")
-    assert ids("page.js", frozenset({"page.js:one"})) == ("Top", "Three", "Two", "One")  # two says it too
-    assert ids("page.js", frozenset({"page.js:one", "more.js:two", "page.js:three"})) == ("Top",)
-    with pytest.raises(ValueError, match="declares no"):
-        ids("page.js", frozenset({"page.js:four"}))
 
 
 # -- what a block page leaves out is never said -----------------------------------------------------------------
@@ -129,6 +121,11 @@ def test_a_block_page_carries_what_its_script_can_say_and_not_the_rest():
     carried = set(words["sentences"]) | set(words["plurals"])
     said = {m if isinstance(m, str) else m[0] for m in script_ids("block_view.js", NEVER_SAID)}
     assert carried == said
+    # the same as the sources say, every top-level statement of every module the page loads but NEVER_SAID's
+    read = {m if isinstance(m, str) else m[0] for module in loaded("block_view.js")
+            for name, text in statements(module).items() if f"{module}:{name}" not in NEVER_SAID
+            for m, _ in said_in(text.encode(), module)}
+    assert said == read
     everything = {m if isinstance(m, str) else m[0] for m in script_ids("block_view.js")}
     assert "Could not read %(input)s as a number. Accepted: %(accepted)s." in carried  # codec.js's refusals stay
     assert "element %(index)s: |error| = %(error)s" in carried  # and blocks.js's

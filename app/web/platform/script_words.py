@@ -1,74 +1,80 @@
 """The words a page's scripts write, in the page's language: for static/js/words.js to say.
 
 The scripts write their sentences in English as gettext ids (say, sayN, new Phrase, new InputError in
-static/js/words.js and codec.js). Which ids a script uses is read from its source and the sources it imports, with
-Babel's own JavaScript extractor, the one `make messages` runs (babel.cfg), so that no list of them is kept by
-hand; the page's JSON then carries each id's translation. An English page carries none: the ids are its words.
-A page may leave out what its script never says, by the top-level functions that say it (`unsaid`, as
-"codec.js:encodeFloat"): a function the page's script never runs, or whose sentences it never shows.
+static/js/words.js and codec.js). Which ids each page's entry module and the modules it imports say is found when
+`make` bundles the scripts (app/web/platform/script_words_build.py, with Babel's JavaScript extractor and
+babel.cfg's keywords, as `make messages` finds them) and written to static/bundle/.words.json, which the server
+reads once; it never reads a script. The page's JSON then carries each id's translation; an English page carries
+none: the ids are its words. A page may leave out what its script never says, by the top-level functions that say
+it (`unsaid`, as "codec.js:encodeFloat"): a function the page's script never runs, or whose sentences it never shows.
+
+The file is judged by the bundles' stamp (app/web/platform/bundles.py), and says so once in the log when it is not
+fresh. Missing (a server started without `make`), the scripts say their sentences in English, as a page's script
+says any id its page does not carry; older than a source module, it is used as it is: each id it lists is still
+translated from the catalogs, and only a sentence written since it was built is said in English.
 """
 
 from __future__ import annotations
 
-import io
-import re
+import json
+import logging
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from babel.messages.extract import extract
-
+from app.web.platform.bundles import BUNDLE_DIR, SOURCE_DIR, sources_newer_than_bundles
 from app.web.platform.catalogs import translations
 from app.web.platform.languages import ENGLISH_CODE, current_language
 
-SCRIPTS_DIR = Path(__file__).resolve().parents[3] / "static" / "js"
-# the script's marker calls and what each one's arguments are, as babel.cfg gives them to `make messages`
-KEYWORDS: dict[str, Any] = {"say": (1,), "sayN": (1, 2), "Phrase": (1,), "InputError": (1,)}
-# `import … from "./x.js"` and a module imported for its effect alone, `import "./x.js"`
-_IMPORT = re.compile(r'\b(?:from|import)\s+"\./([\w-]+\.js)"')
-# A line at the margin that begins a top-level statement, and the name it declares, if any; a line that is indented,
-# blank, a comment or the close of a bracket (`}`, `)`, `]`) continues the statement before it.
-_STATEMENT = re.compile(r"[^\s/})\]]")
-_DECLARES = re.compile(r"(?:export\s+)?(?:async\s+)?(?:function\*?\s*|class\s+|(?:const|let|var)\s+)([\w$]+)")
+STATIC_DIR = Path(__file__).resolve().parents[3] / "static"
+SCRIPTS_DIR = STATIC_DIR / SOURCE_DIR
+WORDS_FILE = ".words.json"  # in static/bundle/ beside the bundles; a dot file, as the stamp, outside the static digest
 
 Id = str | tuple[str, str]  # a sentence, or a plural's singular and plural
+Said = list[tuple[Id, str]]  # the ids an entry's modules say, in order, each with where ("codec.js:encodeFloat")
+
+log = logging.getLogger(__name__)
+
+
+def load_words(static_dir: Path) -> dict[str, Said] | None:
+    """What static_dir/bundle/.words.json says each entry module's script says; None without the file."""
+    path = static_dir / BUNDLE_DIR / WORDS_FILE
+    if not path.is_file():
+        log.warning("No %s (run `make setup`): the pages' scripts say their sentences in English.", path)
+        return None
+    newer = sources_newer_than_bundles(static_dir)
+    if newer != []:
+        log.warning("%s is older than %s (run `make setup`): a sentence written since is said in English.",
+                    path, ", ".join(newer or ["its bundles' stamp"]))
+    return {entry: [(message if isinstance(message, str) else (message[0], message[1]), where)
+                    for message, where in said]
+            for entry, said in json.loads(path.read_text(encoding="utf-8")).items()}
+
+
+@cache
+def _built() -> dict[str, Said] | None:
+    return load_words(STATIC_DIR)
 
 
 @cache
 def script_ids(name: str, unsaid: frozenset[str] = frozenset()) -> tuple[Id, ...]:
-    """The ids that static/js/`name` and the modules it imports (./x.js) say, in the order they are met; with
-    `unsaid` ("module.js:function"), not those said only inside those top-level functions."""
-    seen: dict[Id, None] = {}
-    pending, visited = [name], set()
-    while pending:
-        current = pending.pop(0)
-        if current in visited:
-            continue
-        visited.add(current)
-        source = (SCRIPTS_DIR / current).read_bytes()
-        statements = top_level(source.decode())
-        left_out = {entry.split(":", 1)[1] for entry in unsaid if entry.split(":", 1)[0] == current}
-        if missing := left_out - {declared for _, declared in statements}:
-            raise ValueError(f"{current} declares no {sorted(missing)} at its top level")
-        for line, message, _comments, _context in extract("javascript", io.BytesIO(source), KEYWORDS):
-            if left_out and _declared_at(statements, line) in left_out:
-                continue
-            seen[message if isinstance(message, str) else (message[0], message[1])] = None
-        pending += _IMPORT.findall(source.decode())
-    return tuple(seen)
+    """The ids that the entry module static/js/`name` and the modules it imports say, in the order they are met;
+    with `unsaid` ("module.js:function"), not those said only inside those top-level functions."""
+    built = _built()
+    if built is None:
+        return ()
+    if name not in built:
+        raise ValueError(f"{name} is not an entry module the Makefile bundles (BUNDLE_ENTRIES)")
+    return ids_said(built[name], unsaid, name)
 
 
-def top_level(source: str) -> list[tuple[int, str | None]]:
-    """Where each top-level statement of a module begins (its line, from 1) and what it declares (a function's,
-    class's or constant's name; None for a statement that declares nothing)."""
-    return [(number, declares[1] if (declares := _DECLARES.match(line)) else None)
-            for number, line in enumerate(source.splitlines(), 1) if _STATEMENT.match(line)]
-
-
-def _declared_at(statements: list[tuple[int, str | None]], line: int) -> str | None:
-    """The name the top-level statement holding `line` declares."""
-    return next((declared for start, declared in reversed(statements) if start <= line), None)
+def ids_said(said: Said, unsaid: frozenset[str] = frozenset(), entry: str = "") -> tuple[Id, ...]:
+    """The ids of `said`, each once where first met, but those said only inside the functions `unsaid` names;
+    a name of `unsaid` that leaves nothing out (mistyped, or a function that says nothing) is refused."""
+    if idle := unsaid - {where for _, where in said}:
+        raise ValueError(f"{entry}: no top-level function {sorted(idle)} says anything its page could say")
+    return tuple(dict.fromkeys(message for message, where in said if where not in unsaid))
 
 
 def script_words(scripts: Iterable[str], extra: Iterable[str] = (),

@@ -4,6 +4,7 @@ falls back to the source modules when the bundle is missing or older than its so
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 
 from app.web.platform.bundles import STAMP, bundles_are_fresh, entry_module_path
 from app.web.platform.rendering import STATIC_DIR, static_version
+from app.web.platform.script_words import WORDS_FILE
 from app.web.platform.static_files import IMMUTABLE
 from tests.helpers.html import STATIC_IMPORT, Elements
 
@@ -58,6 +60,16 @@ def test_the_page_loads_its_bundle_which_imports_nothing(client, url):
     carried = _carried(PAGES[url])
     assert len(carried) >= 1 and len(response.content) < sum(  # minified: less than the sources it carries
         (STATIC_DIR / "js" / name).stat().st_size for name in carried)
+
+
+def test_beside_the_bundles_the_build_writes_the_words_of_every_entry():
+    """What each entry's script says (app/web/platform/script_words_build.py), found in the modules esbuild's
+    metafile says it imports; tests/unit/test_script_words.py holds them to what the sources say."""
+    meta = json.loads((STATIC_DIR / "bundle" / ".meta.json").read_text())
+    bundled = {Path(output["entryPoint"]).name for output in meta["outputs"].values() if "entryPoint" in output}
+    words = json.loads((STATIC_DIR / "bundle" / WORDS_FILE).read_text(encoding="utf-8"))
+    assert set(words) == bundled == makefile_entries()
+    assert words["visualiser.js"] and not words["languages.js"]  # the visualiser says sentences; the switcher none
 
 
 def _carried(entry: str) -> set[str]:
