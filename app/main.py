@@ -14,7 +14,9 @@ from app.services.train_workers import TrainWorkers
 from app.services.training_runs import TrainRuns
 from app.settings import Settings, get_settings
 from app.store.database import create_database_engine, migrate
+from app.web.compare import pages as compare_pages
 from app.web.embed import pages as embed_pages
+from app.web.formats import pages as format_pages
 from app.web.home import pages as home_pages
 from app.web.learn import accumulation, api_docs, hardware_page, memory_calculator
 from app.web.learn import pages as learn_pages
@@ -36,14 +38,13 @@ from app.web.train import pages as train_pages
 from app.web.train import recipe_styles
 from app.web.train import script as train_script
 from app.web.visualise import api as formats_api
-from app.web.visualise import compare, format_table
 from app.web.visualise import pages as visualiser_pages
 
 # Every router of the site, each included here and nowhere else.
 ROUTERS = (
-    home_pages, visualiser_pages, compare, format_table, formats_api, api_docs, train_pages, train_api, train_script,
-    recipe_styles, learn_pages, memory_calculator, accumulation, hardware_page, embed_pages, quiz_pages, quiz_api,
-    certificates, health, metrics,
+    home_pages, visualiser_pages, compare_pages, format_pages, formats_api, api_docs, train_pages, train_api,
+    train_script, recipe_styles, learn_pages, memory_calculator, accumulation, hardware_page, embed_pages, quiz_pages,
+    quiz_api, certificates, health, metrics,
 )
 
 

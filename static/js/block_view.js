@@ -27,7 +27,7 @@ function dataOf(section) {
   return known;
 }
 
-/** A preset's text as the values box shows it (block_page.Preset.values, eight values a line as _lines writes
+/** A preset's text as the values box shows it (blocks.pages.Preset.values, eight values a line as _lines writes
  * them), made from the page's data: its normal values and the preset's rule. */
 function presetText(presets, id) {
   const { every = null, suffix = "", at = null, text = "" } = presets.rules[id], n = presets.normal.length;

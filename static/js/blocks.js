@@ -1,9 +1,9 @@
 // The block formats in the browser, exactly as the server quantises and explains them: OCP MX v1.0 (an E8M0 shared
 // scale, 2^(⌊log2 absmax⌋ − emax of the element), NaN for a block holding NaN or inf), NVFP4 (an E4M3 block scale
 // under an FP32 tensor scale) and NF4 (its FP32 absmax and codebook). A port of app/formats/blocks.py and of what
-// block_detail.py and web/visualise/block_present.py work out for the page, on the exact codec (codec.js); the
+// block_detail.py and web/blocks/present.py work out for the page, on the exact codec (codec.js); the
 // Python core is the reference and tests/js/test_blocks_parity.py holds the two together, in Node. Every format
-// fact comes from the server (app/web/visualise/block_specs.py), never typed here.
+// fact comes from the server (app/web/blocks/block_specs.py), never typed here.
 //
 // The API, for any page (the block visualiser, /compare):
 //
@@ -23,10 +23,10 @@
 //     A rational is {num, den} of BigInts (exact.js); codec.shown(rational, …) writes it as the pages do.
 //
 //   quantize(values, spec): the same from doubles that are already FP32 values (NaN and ±inf kept).
-//   readList(text, size, float32, maxText, group): the block page's values box read as block_page.py reads it (its
+//   readList(text, size, float32, maxText, group): the block page's values box read as blocks/pages.py reads it (its
 //     refusals' counts grouped with `group`, the page's language's symbol: "," in English, "." in Turkish).
-//   explainBlock(result, spec, page): what the block page shows of a one-block result (block_present.block_view).
-//   sideBySide(values, specs, current, page): the same values in every block format (block_present.side_by_side).
+//   explainBlock(result, spec, page): what the block page shows of a one-block result (blocks.present.block_view).
+//   sideBySide(values, specs, current, page): the same values in every block format (blocks.present.side_by_side).
 
 // This module holds the API's two readers of specifications and lists; the quantisers live in blocks_quantise.js,
 // the reading of the values box in blocks_read.js, what the page shows in blocks_explain.js and the doubles and

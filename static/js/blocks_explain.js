@@ -1,4 +1,4 @@
-// What the block page shows of a block, worked out in the browser as app/web/visualise/block_present.py works it
+// What the block page shows of a block, worked out in the browser as app/web/blocks/present.py works it
 // out: every shown string, the error chart's bars, how the scale was chosen, and the same values in every block
 // format side by side. Part of blocks.js, which re-exports what the pages use.
 
@@ -9,7 +9,7 @@ import { floorLog2, pattern, realOfDouble, realOfFraction, store } from "./block
 import { quote, visualiseUrl } from "./urls.js";
 import { say } from "./words.js";
 
-/** A double or an exact rational as block_present.exact shows it; null is an exact quantity a NaN left without a
+/** A double or an exact rational as blocks.present.exact shows it; null is an exact quantity a NaN left without a
  * value. An exact value past `limits.title` characters is not kept for a title (`full` is the text). */
 export function shownOf(x, limit, limits) {
   if (x === null) return { text: "nan", full: "nan" };
@@ -48,7 +48,7 @@ export function bitGroups(bits, width, roles) {
 
 export const visualiseBitsUrl = (formatId, hex, prefix) => visualiseUrl(formatId, { bits: hex, prefix });
 
-/** The block visualiser's URL (block_page.block_url): a preset, or the values as typed. */
+/** The block visualiser's URL (blocks.pages.block_url): a preset, or the values as typed. */
 export function blockUrl(spec, { preset = null, values = null, prefix = "" }) {
   if (values !== null) return `${prefix}/visualise/${spec.id}?values=${quote(values)}`;
   if (preset === null && spec.element.kind === "codebook") preset = "normal"; // NF4's plain address is scalar
@@ -62,7 +62,7 @@ function scaleView(spec, bits, value, roles, page, limits) {
     href: visualiseBitsUrl(spec.id, enc.hex, page.prefix) };
 }
 
-/** The first block of `result` as the page shows it (block_present.block_view); page: {prefix, limits}. */
+/** The first block of `result` as the page shows it (blocks.present.block_view); page: {prefix, limits}. */
 export function explainBlock(result, spec, page) {
   const limits = page.limits, element = spec.element, block = result.blocks[0];
   const rows = result.inputs.map((value, i) => {
@@ -140,7 +140,7 @@ function choice(result, spec, absmax, step, limits) {
     blockScale: shownOf(result.blocks[0].scale, limits.cell, limits), saturated: compare(blockQuotient, s) > 0 };
 }
 
-/** The same FP32 values in every block format (block_present.side_by_side); page: {prefix, limits, words, links}
+/** The same FP32 values in every block format (blocks.present.side_by_side); page: {prefix, limits, words, links}
  * where links(spec) is the href of that format's row, or null. */
 export function sideBySide(values, specs, current, page) {
   const limits = page.limits, short = (x) => shownOf(x, limits.short, limits);

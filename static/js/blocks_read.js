@@ -1,11 +1,11 @@
-// The block page's values box read in the browser as app/web/visualise/block_page.py reads it: a list of typed
+// The block page's values box read in the browser as app/web/blocks/pages.py reads it: a list of typed
 // values, each rounded to FP32, refused with the server's sentences. Part of blocks.js, which re-exports it.
 
 import { InputError, SPACES, encodeValue, parseNumber, quoted } from "./codec.js";
 import { floatG } from "./exact.js";
 import { maxOf, realOfDouble, toDouble } from "./blocks_values.js";
 
-// Python's \s (str.isspace), commas and semicolons: what block_page._SEPARATORS splits a list on
+// Python's \s (str.isspace), commas and semicolons: what blocks.pages._SEPARATORS splits a list on
 const SEPARATORS = new RegExp(`[${SPACES},;]+`);
 const codePoints = (text) => Array.from(text);
 /** A count as prose_decimal writes it: groups of three digits, apart by the language's symbol (CLDR's pattern
@@ -41,7 +41,7 @@ export function fp32Values(entries, float32) {
   return { values, changed };
 }
 
-/** The values box of the block page, read as block_page.py reads it: {entries, values, changed}. */
+/** The values box of the block page, read as blocks/pages.py reads it: {entries, values, changed}. */
 export function readList(text, size, float32, maxText, group = ",") {
   const length = codePoints(text).length;
   if (length > maxText) {

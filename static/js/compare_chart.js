@@ -1,4 +1,4 @@
-// /compare's chart in the browser (app/web/visualise/compare_chart.py works out the first paint's): each format's
+// /compare's chart in the browser (app/web/compare/compare_chart.py works out the first paint's): each format's
 // |relative error| on one log scale over whole decades. It fills _compare_chart.html: a bar's kind, width and
 // words (the server's, from its <template data-words>), and for each tick of a new scale a decade line and a
 // label, clones of the server's first.

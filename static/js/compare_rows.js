@@ -1,5 +1,5 @@
 // /compare's rows in the browser: a scalar format's line from the exact codec (codec.js), a block format's from
-// blocks.js (the value, rounded to FP32, alone in one block), as app/web/visualise/compare.py and compare_blocks.py
+// blocks.js (the value, rounded to FP32, alone in one block), as app/web/compare/pages.py and compare_blocks.py
 // work them out. Each fills its row of templates/compare.html: bits, hex, values and error, its link, and which
 // of the row's flags and notes show (the server writes them all; a block row's note comes from the page's words).
 

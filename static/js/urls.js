@@ -1,5 +1,5 @@
 // The site's addresses as the server writes them: one quote and one builder for every script that links to a page
-// (app/web/visualise/present.py visualise_url, block_page.block_url).
+// (app/web/visualise/present.py visualise_url, blocks.pages.block_url).
 
 /** Python's urllib.parse.quote(text, safe=""), UTF-8. */
 export const quote = (text) => encodeURIComponent(text)

@@ -17,9 +17,9 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from app.formats import BLOCK_FORMAT_IDS
+from app.web.blocks.pages import PRESETS
 from app.web.platform.decimal_comma import typed_list
 from app.web.platform.languages import SERVED
-from app.web.visualise.block_page import PRESETS
 from tests.helpers.page_modules import applied
 
 # What a reader gets from a block section: its text as the browser lays it out (innerText: what is hidden, the JSON

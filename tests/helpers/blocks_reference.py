@@ -14,8 +14,8 @@ import numpy as np
 
 from app.formats import FORMATS, InputError, quantize_blocks, summarise
 from app.formats.block_detail import exact_error, fates
-from app.web.visualise.block_page import PRESETS, _entries, fp32_values
-from app.web.visualise.block_present import Shown, block_view, side_by_side
+from app.web.blocks.pages import PRESETS, _entries, fp32_values
+from app.web.blocks.present import Shown, block_view, side_by_side
 from tests.helpers.parity import SEP
 
 FP32_MAX = float(FORMATS["float32"].max)

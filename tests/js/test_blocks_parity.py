@@ -2,8 +2,8 @@
 blocks of every block format (magnitudes over the whole FP32 range, outliers, zeros and -0, NaN and ±inf, values near
 E8M0's floor and FP32's subnormals, exact ties of the element formats, short and several blocks long) and every preset
 give the same scale bits, element codes, dequantised values, exact errors, fates, MSE and max error; the block page's
-view of a block (block_present.block_view: every shown string, the chart's bars, how the scale was chosen) and its
-side-by-side of every block format are the same strings; and the values box is read as block_page.py reads it, the
+view of a block (blocks.present.block_view: every shown string, the chart's bars, how the scale was chosen) and its
+side-by-side of every block format are the same strings; and the values box is read as blocks/pages.py reads it, the
 refusals word for word.
 
 One Node process (tests/js/blocks_harness.mjs) answers the whole module, each batch worked out while Python works
@@ -24,10 +24,10 @@ from typing import Any
 import pytest
 
 from app.formats import BLOCK_FORMAT_IDS, FORMATS
-from app.web.visualise import block_present
-from app.web.visualise.block_page import MAX_TEXT
-from app.web.visualise.block_present import FATE_SHORT, FATE_WORDS
-from app.web.visualise.block_specs import compact_block_specs
+from app.web.blocks import present as block_present
+from app.web.blocks.block_specs import compact_block_specs
+from app.web.blocks.pages import MAX_TEXT
+from app.web.blocks.present import FATE_SHORT, FATE_WORDS
 from tests.helpers.blocks_reference import others, preset_vectors, quantised, random_vectors, read, typed_lists, viewed
 from tests.helpers.node import Harness, harness
 from tests.helpers.parity import assert_same

@@ -12,10 +12,10 @@ import re
 
 import pytest
 
+from app.web.blocks.pages import NEVER_SAID
 from app.web.platform.languages import LANGUAGES, speaking
 from app.web.platform.script_words import SCRIPTS_DIR, script_ids, script_words
 from app.web.platform.script_words_build import said_in, top_level
-from app.web.visualise.block_page import NEVER_SAID
 
 IMPORT = re.compile(r'import\s*\{([^}]*)\}\s*from\s*"\./([\w-]+\.js)"')
 LOADS = re.compile(r'\b(?:from|import)\s+"\./([\w-]+\.js)"')

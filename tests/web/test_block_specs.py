@@ -7,8 +7,8 @@ import json
 import re
 
 from app.formats import BLOCK_FORMAT_IDS, FORMATS, element_emax
-from app.web.visualise.block_page import PRESETS
-from app.web.visualise.block_specs import block_specs, compact_block_specs, float32_spec
+from app.web.blocks.block_specs import block_specs, compact_block_specs, float32_spec
+from app.web.blocks.pages import PRESETS
 from app.web.visualise.codec_specs import codec_spec
 
 
@@ -40,7 +40,7 @@ def test_the_block_page_embeds_its_presets_and_specifications(client):
     html = client.get("/visualise/nvfp4").text
     data = json.loads(re.search(r'<script type="application/json" data-block-data>(.*?)</script>', html, re.S)[1])
     assert data["format"] == "nvfp4" and data["blocks"] == json.loads(json.dumps(compact_block_specs()))
-    # the presets as block_page's PRESETS make them: the normal values, and each preset's rule (block_view.js makes
+    # the presets as blocks/pages.py's PRESETS make them: the normal values, and each preset's rule (block_view.js makes
     # each preset's text of them; tests/browser/test_block_instant.py holds it to the server's box)
     assert data["presets"]["normal"] == PRESETS[0].values(16)
     assert data["presets"]["rules"]["outlier"] == {"at": 5, "text": "40"}

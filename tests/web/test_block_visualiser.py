@@ -12,7 +12,7 @@ from urllib.parse import quote
 import pytest
 
 from app.formats import BLOCK_FORMAT_IDS, FORMATS, Real, decode, quantize_blocks
-from app.web.visualise.block_page import PRESETS
+from app.web.blocks.pages import PRESETS
 from tests.helpers.html import HX, Elements
 
 ORIGIN = "http://127.0.0.1:8000"  # Settings.public_base_url in the tests

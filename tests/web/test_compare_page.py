@@ -9,7 +9,7 @@ from fractions import Fraction
 from urllib.parse import parse_qs, urlsplit
 
 from app.formats import BLOCK_FORMAT_IDS, FORMATS, SCALAR_FORMATS, encode, parse_number, quantize_blocks
-from app.web.visualise.block_specs import block_specs
+from app.web.blocks.block_specs import block_specs
 from app.web.visualise.codec_specs import codec_specs
 from app.web.visualise.present import shown
 from tests.helpers.html import Elements

@@ -29,12 +29,13 @@ from app.formats import (
     parse_value,
     rounding_mode,
 )
+from app.web.blocks.pages import block_page, wants_block
 from app.web.platform.catalogs import N_
 from app.web.platform.decimal_comma import typed_number
 from app.web.platform.page_cache import cached_page
 from app.web.platform.refusal_sentences import refusal_sentence
 from app.web.platform.rendering import EMBED_PREFIX, link_prefix, render
-from app.web.visualise import block_page, inputs
+from app.web.visualise import inputs
 from app.web.visualise.present import visualise_url
 from app.web.visualise.scalar_view import results
 from app.web.visualise.switcher import format_groups
@@ -108,8 +109,8 @@ def visualise(
     """The visualiser page; under /embed/ the same page, framed (templates/embed/), its links kept in the frame."""
     spec = get_format(format_id)
     prefix = link_prefix(request.url.path)
-    if block_page.wants_block(spec, request):
-        return block_page.block_page(request, spec, prefix)
+    if wants_block(spec, request):
+        return block_page(request, spec, prefix)
     return _scalar_page(request, spec, prefix, value, bits, rounding, overflow, seed)
 
 

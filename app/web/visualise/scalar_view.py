@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.formats import Encoding, Rounded, decode, next_down, next_up, stochastic_odds, ulp
-from app.web.visualise import block_page
+from app.web.blocks.pages import block_url
 from app.web.visualise.codebook_line import level_line
 from app.web.visualise.odds import Odds, odds_shown
 from app.web.visualise.present import Shown, bit_groups, int_parts, layout_roles, number_line, relative, shown
@@ -70,7 +70,7 @@ def results(enc: Encoding, result: Rounded | None, links: dict[str, Any]) -> dic
         "neighbours": neighbours,
         "line": None if codebook else number_line(enc),
         "levels": levels,
-        "block_href": block_page.block_url(spec.id, prefix=links["prefix"]) if spec.block_size else None,
+        "block_href": block_url(spec.id, prefix=links["prefix"]) if spec.block_size else None,
         "stochastic": stochastic,
         "odds": odds,
         "shows": shows(enc, result, stochastic, odds, neighbours),

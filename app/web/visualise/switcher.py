@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.formats import BLOCK_FORMAT_IDS, CUSTOM_ID, FORMATS, SCALAR_FORMATS, FormatSpec
+from app.web.blocks.pages import block_url
 from app.web.platform.catalogs import N_, gettext
 from app.web.platform.refusal_sentences import core_text
-from app.web.visualise.block_page import block_url
 from app.web.visualise.present import visualise_url
 
 # (id, label) of each group, in the order the page shows them (the label translated where shown)

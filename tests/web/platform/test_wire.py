@@ -9,8 +9,8 @@ import re
 import pytest
 
 from app.formats import BLOCK_FORMAT_IDS
+from app.web.blocks.pages import PRESETS
 from app.web.platform.languages import LANGUAGES
-from app.web.visualise.block_page import PRESETS
 from tests.helpers.html import FIRST_VISIT_BUDGET, FIRST_VISIT_PAGES, PAGE_BUDGET, Elements, budgeted, first_visit
 from tests.helpers.training import SHORT_QUERY
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from app.formats import SATURATING
+from app.web.blocks.block_specs import block_specs, float32_spec
 from app.web.platform.script_words import script_words
-from app.web.visualise.block_specs import block_specs, float32_spec
 from app.web.visualise.codec_specs import codec_specs, embedded_json
 
 

@@ -29,15 +29,15 @@ from app.formats import (
     quantize_blocks,
 )
 from app.refusal import quoted
+from app.web.blocks import present
+from app.web.blocks.block_specs import block_page_data
+from app.web.blocks.present import block_view, side_by_side
 from app.web.platform.catalogs import N_, gettext, prose_decimal
 from app.web.platform.decimal_comma import typed_list
 from app.web.platform.languages import current_language
 from app.web.platform.refusal_sentences import refusal_sentence
 from app.web.platform.rendering import render
 from app.web.platform.script_words import script_words
-from app.web.visualise import block_present
-from app.web.visualise.block_present import block_view, side_by_side
-from app.web.visualise.block_specs import block_page_data
 from app.web.visualise.codec_specs import embedded_json
 
 MAX_TEXT = 4000  # characters of a typed list: 64 values of 60 characters each (the query's limit is 8 KB)
@@ -175,8 +175,8 @@ def block_page(request: Request, spec: FormatSpec, prefix: str) -> HTMLResponse:
 
 # The words the script writes that the page's markup translates (<template data-words>, by their English ids):
 # what became of each element (its fate, short and long), and what a block holds that is not finite.
-SCRIPT_WORDS = tuple(dict.fromkeys([*block_present.FATE_SHORT.values(), *block_present.FATE_WORDS.values(),
-                                    "NaN", block_present.INFINITY]))
+SCRIPT_WORDS = tuple(dict.fromkeys([*present.FATE_SHORT.values(), *present.FATE_WORDS.values(),
+                                    "NaN", present.INFINITY]))
 # What block_view.js and the modules it imports never say on a block page, by the top-level functions that say it
 # (script_words' `unsaid`; tests/unit/test_block_words.py proves each): codec.js's encoders word a note for the
 # value they store, which the block view never shows; and codec.js's reader of a bit pattern and of a seed, which
@@ -191,9 +191,9 @@ def _page_json(spec: FormatSpec, prefix: str) -> str:
     translates) with, on a page in another language, the translations of every sentence the modules it imports can
     say on this page (their refusals, a bar's tooltip: script_words.py, but what NEVER_SAID leaves out); and the
     language's grouping symbol, for the numbers a refusal writes as prose_decimal does (1.000 in Turkish)."""
-    limits = {"max_text": MAX_TEXT, "cell": block_present.CELL, "short": block_present.SHORT,
-              "title": block_present.TITLE, "full": block_present.FULL, "chart_height": block_present.CHART_HEIGHT}
-    words = {"short": dict(block_present.FATE_SHORT), "long": dict(block_present.FATE_WORDS),
+    limits = {"max_text": MAX_TEXT, "cell": present.CELL, "short": present.SHORT,
+              "title": present.TITLE, "full": present.FULL, "chart_height": present.CHART_HEIGHT}
+    words = {"short": dict(present.FATE_SHORT), "long": dict(present.FATE_WORDS),
              **(script_words(["block_view.js"], (), NEVER_SAID) or {})}
     presets = {"normal": _normal(spec.block_size), "rules": {p.id: p.rule() for p in PRESETS}}
     group = get_group_symbol(current_language().locale)

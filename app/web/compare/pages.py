@@ -28,12 +28,12 @@ from app.formats import (
     parse_number,
     rounding_mode,
 )
+from app.web.compare.compare_blocks import BlockRow, block_notes, block_rows
+from app.web.compare.compare_chart import bar_of, chart
+from app.web.compare.compare_data import compare_data
 from app.web.platform.decimal_comma import typed_number
 from app.web.platform.refusal_sentences import refusal_sentence
 from app.web.platform.rendering import EMBED_PREFIX, link_prefix, render
-from app.web.visualise.compare_blocks import BlockRow, block_notes, block_rows
-from app.web.visualise.compare_chart import bar_of, chart
-from app.web.visualise.compare_data import compare_data
 from app.web.visualise.inputs import MAX_SEED, seed_value
 from app.web.visualise.present import bit_groups, relative, shown, visualise_url
 

@@ -1,6 +1,6 @@
 """What the browser's block quantiser (static/js/blocks.js) and the block visualiser's script (block_view.js) work
 from: every block format's facts, taken from the registry and the core, so that none is typed twice; and the
-block page's own data (its format, its presets as block_page makes them, the words and limits it shows)."""
+block page's own data (its format, its presets as blocks/pages.py makes them, the words and limits it shows)."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def compact_block_specs() -> dict[str, Any]:
 def block_page_data(spec: FormatSpec, prefix: str, presets: dict[str, Any], limits: dict[str, int],
                     words: dict[str, Any], group: str = ",") -> dict[str, Any]:
     """The JSON block of one block page: its format, the specifications, the presets (the normal values, and how
-    each preset is made of them: block_page.Preset), the limits of the box and of the shown values, the words for
+    each preset is made of them: pages.Preset), the limits of the box and of the shown values, the words for
     what became of each element (and, in another language, the translations of the script's words), and the
     grouping symbol of the page's numbers."""
     return {

@@ -9,8 +9,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from app.formats import BLOCK_FORMAT_IDS, FORMATS, FormatSpec
+from app.web.blocks.pages import block_url
 from app.web.platform.rendering import render
-from app.web.visualise.block_page import block_url
 from app.web.visualise.present import (
     Shown,
     layout_roles,

@@ -1,7 +1,7 @@
 """The value of /compare alone in one block of each block format (MX, NVFP4, NF4): what that format stores of it.
 
 A block holding one value has that value as its absmax, so this is the best a block format does for the value; the
-block page (block_page.py) shows what a whole block does to its smaller values. As there, the value is first
+block page (blocks/pages.py) shows what a whole block does to its smaller values. As there, the value is first
 rounded to FP32 (nearest even), since block formats quantise FP32 tensors; the error here is against the value as
 typed, so it includes that rounding. Block quantisation has one rounding (nearest even) and its own rule for
 overflow, so the page's rounding and overflow choices do not apply to these rows.
@@ -24,8 +24,8 @@ from app.formats import (
     fates,
     quantize_blocks,
 )
+from app.web.blocks.pages import block_url
 from app.web.platform.catalogs import N_, gettext
-from app.web.visualise.block_page import block_url
 from app.web.visualise.present import BitGroup, Shown, bit_groups, relative, shown
 
 _FLOAT32 = FORMATS["float32"]
