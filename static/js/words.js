@@ -1,11 +1,12 @@
 // The page's words for the scripts that write sentences into it (the visualiser, the comparison, the block view and
 // the codec's refusals and notes). Each sentence is written here in English, in the catalogs' own form: a gettext
 // id with %(name)s slots, as the templates and the formats core have it. A page in another language carries each
-// one's translation in its JSON (app/web/platform/script_words.py, which finds the ids by reading these scripts
-// as `make messages` does); `learn` takes them in, and a sentence the page does not carry is said in English.
+// one's translation in its JSON (app/web/platform/script_words.py, from the ids `make` finds in these scripts as
+// `make messages` does, when it bundles them); `learn` takes them in, and a sentence the page does not carry is
+// said in English.
 //
 // Translations are the catalog's, trusted as the templates trust them: a caller writing HTML escapes the values
-// it fills in. So that the server can find every id, write say(...), sayN(...), new Phrase(...) and
+// it fills in. So that the build can find every id, write say(...), sayN(...), new Phrase(...) and
 // new InputError(...) with plain string literals, never inside a template literal's ${...}
 // (tests/unit/test_script_words.py checks it).
 
