@@ -89,7 +89,8 @@ def first_difference(ours: str | list[str], theirs: str | list[str]) -> str:
 
 
 # Every preset in a format of each rule (MX, MX with an integer element, NVFP4, NF4); one in the other MX formats,
-# whose page differs only in the element format (test_js_blocks.py holds every format's numbers to Python's).
+# whose page differs only in the element format (tests/js/test_blocks_parity.py holds every format's numbers to
+# Python's).
 EVERY_PRESET = ["mxfp4", "mxint8", "nvfp4", "nf4"]
 CASES = [(f, [p.id for p in PRESETS][::-1] if f in EVERY_PRESET else ["outlier"]) for f in BLOCK_FORMAT_IDS]
 # One format of each scale rule in each language: MX's, NVFP4's and NF4's sentences (MXINT8 only words MX's apart)

@@ -33,7 +33,7 @@ EXACT = "an exact decimal string"
 # Past 1200 significant digits a decimal is rounded to 40: only values of float128 and wide custom layouts, far
 # from 1, have that many
 LONG = " (rounded to 40 significant digits where it has more than 1200: values of float128 and wide custom layouts)"
-# As DESIGN.md section 3 promises them (tests/web/test_openapi_schemas.py holds them to the core's)
+# As DESIGN.md section 3 promises them (tests/web/visualise/test_openapi_schemas.py holds them to the core's)
 FormatKind = Literal["float", "int", "codebook", "block"]
 OverflowDefault = Literal["inf", "nan", "saturate", "wrap"]
 

@@ -1,6 +1,6 @@
 """Block quantisation's edges: FP32 rounding of the input, blocks holding NaN or ±inf (OCP MX v1.0, and NVFP4's
 and NF4's own arithmetic), and the exact account of a block (scale choice, errors, fates); their JSON is
-tests/web/test_answers.py's."""
+tests/web/visualise/test_answers.py's."""
 
 from __future__ import annotations
 

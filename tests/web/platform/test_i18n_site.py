@@ -133,7 +133,7 @@ MXFP8_SUMMARY = {"tr": "OCP MX: 32 E4M3 öğesi ikinin kuvveti olan tek bir öl�
 @pytest.mark.parametrize("code", CODES)
 def test_what_the_cores_and_the_api_say_stays_english_and_says_so(client, code):
     formats = Elements(client.get(f"/{code}/formats").text)
-    # a format's summary is the page's language (tests/web/test_i18n_summaries.py), no passage left English
+    # a format's summary is the page's language (tests/web/formats/test_i18n_summaries.py), no passage left English
     summaries = [a.get("lang") for i, (tag, a) in enumerate(formats.tags) if tag == "p"
                  and MXFP8_SUMMARY[code] in formats.texts[i]]
     assert summaries == [None]

@@ -13,6 +13,9 @@ from app.web.blocks.block_specs import block_specs
 from app.web.visualise.codec_specs import codec_specs
 from app.web.visualise.present import shown
 from tests.helpers.html import Elements
+from tests.helpers.shown import Shown
+
+SCALAR_IDS = {spec.id for spec in SCALAR_FORMATS}
 
 
 def _stored(page: Elements, attribute: str) -> dict[str, str]:
@@ -115,3 +118,29 @@ def test_the_page_embeds_the_specifications_its_script_reads(client):
     assert [b["id"] for b in data["blocks"]] == [b["id"] for b in block_specs()]
     assert [b["element"] for b in data["blocks"]] == [b["element"]["id"] for b in block_specs()]
     assert len(html) < 90_000  # binary128's constants as m·2^k: the page stays light
+
+
+def test_compare_lists_every_scalar_format_with_a_link_to_its_visualiser(client):
+    page = Elements(client.get("/compare?value=0.3952").text)
+    rows = [attrs["data-format"] for tag, attrs in page.tags if tag == "tr" and "data-format" in attrs]
+    assert rows == [spec.id for spec in SCALAR_FORMATS]
+    hrefs = {attrs["href"] for tag, attrs in page.tags if tag == "a"}
+    assert all(f"/visualise/{spec.id}?value=0.3952" in hrefs for spec in SCALAR_FORMATS)
+    assert "0.395263671875" in client.get("/compare?value=0.3952").text  # float16, exactly
+
+
+def test_compare_marks_overflow(client):
+    """Every row carries every flag, hidden where it does not apply (compare.js shows them as the value changes):
+    the overflow flag is shown on exactly the formats the core says overflowed, and hidden on every other."""
+    page = Shown(client.get("/compare?value=70000").text)
+    shown_flags: dict[str, list[str]] = {}
+    for index, (tag, attrs) in enumerate(page.tags):
+        if tag == "tr" and attrs.get("data-format") in SCALAR_IDS:
+            flags = [i for i in page.inside(index) if "data-flag" in page.tags[i][1]]
+            assert [page.tags[i][1]["data-flag"] for i in flags].count("overflow") == 1  # there, hidden or not
+            shown_flags[attrs["data-format"]] = [page.tags[i][1]["data-flag"] for i in flags if page.visible(i)]
+    assert set(shown_flags) == SCALAR_IDS
+    overflowed = {spec.id for spec in SCALAR_FORMATS if encode(spec, parse_number("70000")).overflowed}
+    assert {"float16", "float8_e4m3fn", "int8"} <= overflowed and "float32" not in overflowed
+    assert {fid for fid, flags in shown_flags.items() if "overflow" in flags} == overflowed
+    assert "inf" in shown_flags["float16"] and shown_flags["float32"] == []

@@ -115,7 +115,8 @@ def test_a_translated_sentence_is_shown(client, language, url, sentence):
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_what_stays_english_says_so(client, language):
     html = client.get(f"/{language}/visualise/float16?value=0.1").text
-    # the format's summary is translated (tests/web/test_i18n_summaries.py); the pill's name, a format's, is English
+    # the format's summary is translated (tests/web/formats/test_i18n_summaries.py); the pill's name, a format's,
+    # is English
     assert re.search(r'<p class="lead" data-hide-group="intro">', html)
     assert re.search(r'<a href="[^"]+" data-hx-get="[^"]+" data-format="float32" title="[^"]+"><span lang="en">FP32 '
                      r'\(single\)</span></a>', html)
