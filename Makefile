@@ -28,11 +28,12 @@ run: $(SERVE_STAMP) $(VENDOR_STAMP) $(BUNDLE_STAMP) $(COMPILED_CATALOGS)
 	$(BIN)/precision-lab migrate
 	$(BIN)/precision-lab serve
 
+# Every test, spread over every core (each worker has its own test server and browser; the suite is bound by
+# computation, about 20 minutes of CPU).
 test: setup
-	$(BIN)/pytest tests $(PYTEST_ARGS)
+	$(BIN)/pytest tests -n auto $(PYTEST_ARGS)
 
-# The edit-test loop: every test not marked slow (tests/conftest.py says which are), on every core (2 min 48 s
-# on two); make test runs them all, one at a time.
+# The edit-test loop: every test not marked slow (a slow one is marked where it is written), on every core.
 test-quick: setup
 	$(BIN)/pytest tests -m "not slow" -n auto $(PYTEST_ARGS)
 

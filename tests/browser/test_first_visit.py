@@ -33,10 +33,9 @@ def transferred(browser: Browser, server_url: str, url: str, screen: dict[str, i
 
 
 # Over the budget as the browser counts it today, each a strict expected failure (one that fits again fails until
-# it is taken off): FP128's page, whose 128 bit links weigh 13.2 KB of HTML beside the visualiser's 16.9 KB script,
-# and the Greek NF4 block page, whose 64 elements and the script's Greek words weigh 14.8 KB beside 16.6 KB of script
-OVER: dict[str, str] = {"/visualise/float128?value=0.1": "40.3 KB: 128 bit links beside the visualiser's script",
-                        "/el/visualise/nf4?preset=floor": "42.3 KB: 64 elements and Greek words beside the script"}
+# it is taken off): the Greek NF4 block page, whose 64 elements and their Greek words weigh 14.8 KB beside 16.6 KB
+# of script
+OVER: dict[str, str] = {"/el/visualise/nf4?preset=floor": "42.3 KB: 64 elements and Greek words beside the script"}
 CASES = [pytest.param(url, screen, marks=pytest.mark.xfail(strict=True, reason=OVER[url])) if url in OVER
          else (url, screen) for url in FIRST_VISIT_PAGES for screen in SCREENS]
 

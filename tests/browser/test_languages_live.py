@@ -14,7 +14,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from app.web.platform.decimal_comma import typed_number
 from app.web.platform.languages import LANGUAGES, SERVED, speaking, switch_links
-from tests.helpers.page_modules import applied
+from tests.helpers.page_modules import applied, module_url
 
 STORED = "#visualiser [data-stored]"
 PREFIXES = [language.prefix for language in LANGUAGES]
@@ -87,8 +87,7 @@ def test_the_scripts_switcher_links_are_the_servers(page: Page):
         here = SERVED[code].prefix
         inputs.append({"pathname": here + path if path != "/" else (here + "/" if here else "/"), "search": query,
                        "here": here, "targets": [[lang.code, lang.prefix] for lang in LANGUAGES]})
-    module = page.evaluate("document.querySelector('script[src*=\"languages.js\"]').src"
-                           ".replace('languages.js', 'locale_links.js')")
+    module = module_url(page, "locale_links.js")
     got = page.evaluate("""async ([module, cases]) => {
       const { switchHref } = await import(module);
       return cases.map((c) => Object.fromEntries(c.targets.map(([code, to]) =>

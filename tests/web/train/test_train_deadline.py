@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import pytest
 from fastapi.testclient import TestClient
@@ -26,6 +28,7 @@ from tests.helpers.html import Elements
 from tests.helpers.refusals import is_sentence
 from tests.helpers.training import SHORT, SHORT_QUERY, frames
 
+T = TypeVar("T")
 CONFIG = TrainConfig(steps=12, width=8, batch_size=16)
 LONG = TrainConfig(steps=2000, width=8, batch_size=16)  # seconds of work, never finished here
 
@@ -61,11 +64,18 @@ def test_a_recorded_run_past_the_deadline_is_refused_and_not_cached(ticking):
     assert runs.running == 0 and runs.cached(CONFIG) is None
 
 
+def run_apart(coroutine: Coroutine[Any, Any, T]) -> T:
+    """asyncio.run in a thread of its own: in a whole-suite run, the browser tests' Playwright keeps an event loop
+    running in the main thread for the rest of the session, and asyncio.run refuses to start beside one."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, coroutine).result()
+
+
 def streamed(run: Run) -> bytes:
     """What a live stream sends of the run, read as the server reads it."""
     async def read() -> bytes:
         return b"".join([chunk async for chunk in run.frames()])
-    return asyncio.run(read())
+    return run_apart(read())
 
 
 def test_a_live_run_past_the_deadline_stops_training_and_ends_with_an_error_event(ticking):
@@ -157,7 +167,7 @@ def _serve_to_a_stalled_client(run: Run, until: Callable[[asyncio.Future], bool]
             await asyncio.sleep(0.01)
         response.cancel()
 
-    asyncio.run(serve())
+    run_apart(serve())
     return sent
 
 
