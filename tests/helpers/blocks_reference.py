@@ -52,17 +52,17 @@ def _groups(groups: Any) -> str:
 
 def viewed(values: list[float], format_id: str) -> str:
     v = block_view(quantize_blocks(values, format_id), "")
-    c, m = v["choice"], v["choice"].mx
+    c, m = v.choice, v.choice.mx
     return SEP.join(map(str, [
         "|".join(";".join(map(str, [row.index, _s(row.input), row.hex, _groups(row.groups), _s(row.stored),
-                                    _s(row.error), row.fate, row.href])) for row in v["rows"]),
-        "|".join(";".join(map(str, [b.x, b.width, b.height, b.fate, b.label])) for b in v["bars"]),
-        _s(v["absmax"]), _s(v["absmax_short"]), _s(v["mse"]), _s(v["max_error"]), v["zeroed"], v["nonzero"],
-        v["saturated"], str(v["nan_block"]).lower(), v["nonfinite"],
-        "|".join(";".join([x.hex, _groups(x.groups), _s(x.value), _s(x.short), x.href]) for x in v["scales"]),
+                                    _s(row.error), row.fate, row.href])) for row in v.rows),
+        "|".join(";".join(map(str, [b.x, b.width, b.height, b.fate, b.label])) for b in v.bars),
+        _s(v.absmax), _s(v.absmax_short), _s(v.mse), _s(v.max_error), v.zeroed, v.nonzero,
+        v.saturated, str(v.nan_block).lower(), v.nonfinite,
+        "|".join(";".join([x.hex, _groups(x.groups), _s(x.value), _s(x.short), x.href]) for x in v.scales),
         c.rule, ";".join(map(str, [m.floor_log2, m.element_emax, m.unclamped, m.shared, str(m.clamped).lower()]))
         if m else "None", c.element_emax, _s(c.tensor_quotient), _s(c.tensor_scale), _s(c.block_quotient),
-        _s(c.block_scale), str(c.saturated).lower(), _s(c.step), _s(v["threshold"]),
+        _s(c.block_scale), str(c.saturated).lower(), _s(c.step), _s(v.threshold),
     ]))
 
 

@@ -10,7 +10,7 @@ nor the scale), more are refused. NF4 is a scalar codebook too: its block view i
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from statistics import NormalDist
 from typing import Any
 from urllib.parse import quote
@@ -31,7 +31,7 @@ from app.formats import (
 from app.refusal import quoted
 from app.web.blocks import present
 from app.web.blocks.block_specs import block_page_data
-from app.web.blocks.present import block_view, side_by_side
+from app.web.blocks.present import BlockView, OtherRow, block_view, side_by_side
 from app.web.platform.catalogs import N_, gettext, prose_decimal
 from app.web.platform.decimal_comma import typed_list
 from app.web.platform.languages import current_language
@@ -143,34 +143,70 @@ def fp32_values(entries: list[str]) -> tuple[list[float], int]:
     return values, changed
 
 
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a block of values that could be read comes to: its view, and the same values in every block format."""
+
+    view: BlockView
+    count: int  # values typed (or of the preset)
+    padding: int  # zeros the quantiser adds to fill the block
+    changed: int  # values that FP32 rounded
+    others: list[OtherRow]
+    words: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BlockPage:
+    """What templates/visualise_block.html shows: the form (a preset or the values as typed) and, where they could
+    be read, the outcome; else the refusal."""
+
+    spec: FormatSpec
+    prefix: str
+    size: int
+    preset: str | None
+    preset_links: dict[str, str]
+    action: str
+    typed: str
+    block_json: str
+    error: str | None = None
+    outcome: Outcome | None = None
+    presets: tuple[Preset, ...] = PRESETS
+
+    def names(self) -> dict[str, Any]:
+        """The template's names: this page's fields and, beside them, the outcome's and its view's (rows, bars, ...)."""
+        names = {field.name: getattr(self, field.name) for field in fields(self) if field.name != "outcome"}
+        if self.outcome is not None:
+            names |= {field.name: getattr(self.outcome, field.name) for field in fields(self.outcome)
+                      if field.name != "view"}
+            names |= {field.name: getattr(self.outcome.view, field.name) for field in fields(self.outcome.view)}
+        return names
+
+
 def block_page(request: Request, spec: FormatSpec, prefix: str) -> HTMLResponse:
     """The block visualiser page (or its htmx fragment) for one block of `spec`."""
     size = spec.block_size
     typed = request.query_params.get("values")
     preset = None if typed is not None else request.query_params.get("preset") or DEFAULT_PRESET
-    context: dict[str, Any] = {
-        "spec": spec, "prefix": prefix, "size": size, "presets": PRESETS, "preset": preset,
-        "preset_links": {p.id: block_url(spec.id, preset=p.id, prefix=prefix) for p in PRESETS},
-        "action": f"{prefix}/visualise/{spec.id}", "error": None, "typed": typed or "",
-        "block_json": _page_json(spec, prefix),
-    }
+    page = BlockPage(
+        spec=spec, prefix=prefix, size=size, preset=preset,
+        preset_links={p.id: block_url(spec.id, preset=p.id, prefix=prefix) for p in PRESETS},
+        action=f"{prefix}/visualise/{spec.id}", typed=typed or "", block_json=_page_json(spec, prefix),
+    )
     try:
         if preset is not None:
             entries = _preset(preset, size)
-            context["typed"] = _lines(entries)
+            page = replace(page, typed=_lines(entries))
         else:
             entries = _entries(typed_list(typed or ""), size)  # 0,5; -1,25 on a Turkish or Greek page
         values, changed = fp32_values(entries)
     except InputError as error:
-        context["error"] = str(error)
-        return render(request, "visualise_block.html", context, fragment="block", status_code=422)
+        page = replace(page, error=str(error))
+        return render(request, "visualise_block.html", page.names(), fragment="block", status_code=422)
     result = quantize_blocks(values, spec.id)  # a shorter block is padded with zeros by the quantiser
     links = {other: _other_link(other, preset, typed, len(values), prefix) for other in BLOCK_FORMAT_IDS}
-    context |= block_view(result, prefix) | {
-        "count": len(values), "padding": size - len(values), "changed": changed,
-        "others": side_by_side(values, spec.id, links), "words": SCRIPT_WORDS,
-    }
-    return render(request, "visualise_block.html", context, fragment="block")
+    outcome = Outcome(view=block_view(result, prefix), count=len(values), padding=size - len(values), changed=changed,
+                      others=side_by_side(values, spec.id, links), words=SCRIPT_WORDS)
+    return render(request, "visualise_block.html", replace(page, outcome=outcome).names(), fragment="block")
 
 
 # The words the script writes that the page's markup translates (<template data-words>, by their English ids):

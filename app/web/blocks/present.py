@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 from app.formats import (
     BLOCK_FORMAT_IDS,
@@ -119,7 +118,33 @@ def _bars(rows: list[ElementRow], errors: list[Fraction | None]) -> list[Bar]:
     return bars
 
 
-def block_view(result: BlockQuantization, prefix: str) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class BlockView:
+    """What the page shows of one block: its elements, their chart, its scales and how they were chosen."""
+
+    rows: list[ElementRow]
+    fate_words: dict[Fate, str]
+    bars: list[Bar]
+    chart_height: int
+    max_error_exact: Fraction | None
+    absmax: Shown
+    absmax_short: Shown
+    mse: Shown
+    max_error: Shown
+    zeroed: int
+    nonzero: int
+    saturated: int
+    nan_block: bool
+    nonfinite: str
+    bits_per_value: Shown
+    element: FormatSpec
+    element_fields: list[tuple[str, int]]
+    scales: list[ScaleView]
+    choice: Choice
+    threshold: Shown | None
+
+
+def block_view(result: BlockQuantization, prefix: str) -> BlockView:
     """What the page shows of the one block of `result`."""
     spec = FORMATS[result.format]
     element = spec.element or spec
@@ -133,28 +158,28 @@ def block_view(result: BlockQuantization, prefix: str) -> dict[str, Any]:
                                exact(errors[i]), fate[i], visualise_url(element.id, bits=enc.hex, prefix=prefix)))
     summary = summarise(result)
     absmax = block_absmax(result, 0)
-    return {
-        "rows": rows,
-        "fate_words": FATE_SHORT,
-        "bars": _bars(rows, errors),
-        "chart_height": CHART_HEIGHT,
-        "max_error_exact": summary.max_error,
-        "absmax": exact(absmax, FULL),
-        "absmax_short": exact(absmax, SHORT),
-        "mse": exact(summary.mse, SHORT),
-        "max_error": exact(summary.max_error, SHORT),
-        "zeroed": summary.zeroed,
-        "nonzero": sum(1 for v in result.inputs.tolist() if v != 0 and not math.isnan(v)),
-        "saturated": fate.count("saturated"),
-        "nan_block": not math.isfinite(absmax),
-        "nonfinite": "NaN" if math.isnan(absmax) else INFINITY,  # translated where shown
-        "bits_per_value": exact(spec.bits_per_value),
-        "element": element,
-        "element_fields": layout_roles(element),
-        "scales": _scales(result, prefix),
-        "choice": _choice(result, absmax),
-        "threshold": _zero_threshold(result),
-    }
+    return BlockView(
+        rows=rows,
+        fate_words=FATE_SHORT,
+        bars=_bars(rows, errors),
+        chart_height=CHART_HEIGHT,
+        max_error_exact=summary.max_error,
+        absmax=exact(absmax, FULL),
+        absmax_short=exact(absmax, SHORT),
+        mse=exact(summary.mse, SHORT),
+        max_error=exact(summary.max_error, SHORT),
+        zeroed=summary.zeroed,
+        nonzero=sum(1 for v in result.inputs.tolist() if v != 0 and not math.isnan(v)),
+        saturated=fate.count("saturated"),
+        nan_block=not math.isfinite(absmax),
+        nonfinite="NaN" if math.isnan(absmax) else INFINITY,  # translated where shown
+        bits_per_value=exact(spec.bits_per_value),
+        element=element,
+        element_fields=layout_roles(element),
+        scales=_scales(result, prefix),
+        choice=_choice(result, absmax),
+        threshold=_zero_threshold(result),
+    )
 
 
 def _scales(result: BlockQuantization, prefix: str) -> list[ScaleView]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -37,8 +38,8 @@ from app.web.platform.refusal_sentences import refusal_sentence
 from app.web.platform.rendering import EMBED_PREFIX, link_prefix, render
 from app.web.visualise import inputs
 from app.web.visualise.present import visualise_url
-from app.web.visualise.scalar_view import results
-from app.web.visualise.switcher import format_groups
+from app.web.visualise.scalar_view import PatternView, results
+from app.web.visualise.switcher import PillGroup, format_groups
 from app.web.visualise.view_specs import visualiser_data
 
 router = APIRouter()
@@ -114,6 +115,38 @@ def visualise(
     return _scalar_page(request, spec, prefix, value, bits, rounding, overflow, seed)
 
 
+@dataclass(frozen=True, slots=True)
+class VisualiserPage:
+    """What templates/visualise.html shows: the form as typed, the pills, and the view of the stored pattern (none
+    where the input was refused)."""
+
+    spec: FormatSpec
+    typed: str
+    rounding: str
+    overflow: str
+    seed: str
+    prefix: str
+    layout_form: dict[str, str] | None
+    format_groups: list[PillGroup]
+    view_data: str | None = None  # the JSON the page's script works from
+    error: str | None = None
+    error_english: bool = False  # the refusal is still the core's English
+    drawn_seed: int | None = None  # stochastic rounding with no seed given: the one drawn for this page
+    custom_href: str | None = None
+    links: dict[str, Any] | None = None
+    view_href: str = ""  # this view's own address, with the drawn seed
+    view: PatternView | None = None
+    roundings: tuple[str, ...] = ROUNDINGS
+    overflows: tuple[str, ...] = OVERFLOW_POLICIES
+    nan_styles: tuple[tuple[str, str], ...] = NAN_STYLES
+
+    def names(self) -> dict[str, Any]:
+        """The template's names: this page's fields and, beside them, its pattern view's (enc, groups, line, ...)."""
+        page = {field.name: getattr(self, field.name) for field in fields(self) if field.name != "view"}
+        view = {field.name: getattr(self.view, field.name) for field in fields(self.view)} if self.view else {}
+        return page | {"enc": None} | view
+
+
 def _scalar_page(
     request: Request, spec: FormatSpec, prefix: str, value: str | None, bits: str | None, rounding: str,
     overflow: str, seed: str | None,
@@ -121,12 +154,11 @@ def _scalar_page(
     """The visualiser of one scalar format, a registry one or a custom layout."""
     typed = bits if bits is not None else DEFAULT_VALUE if value is None else value
     layout = inputs.layout_of(spec)
-    context: dict[str, Any] = {
-        "spec": spec, "roundings": ROUNDINGS, "overflows": OVERFLOW_POLICIES, "typed": typed,
-        "rounding": rounding, "overflow": overflow, "seed": seed or "", "error": None, "enc": None, "prefix": prefix,
-        "layout_form": _layout_form(spec), "nan_styles": NAN_STYLES, "custom_href": None, "drawn_seed": None,
-        "view_data": visualiser_data(spec, typed, bits is not None, prefix),
-    }
+    page = VisualiserPage(
+        spec=spec, typed=typed, rounding=rounding, overflow=overflow, seed=seed or "", prefix=prefix,
+        layout_form=_layout_form(spec), format_groups=[],
+        view_data=visualiser_data(spec, typed, bits is not None, prefix),
+    )
     try:
         links: dict[str, Any] = {
             "rounding": rounding_mode(rounding),
@@ -138,24 +170,24 @@ def _scalar_page(
         if links["rounding"] == "stochastic" and links["seed"] is None:
             # a fresh seed, shown and carried by every link and the form, so that this view can be shared
             links["seed"] = secrets.randbelow(inputs.MAX_SEED + 1)
-            context |= {"seed": str(links["seed"]), "drawn_seed": links["seed"]}
+            page = replace(page, seed=str(links["seed"]), drawn_seed=links["seed"])
         enc, result = _stored(spec, value, bits, links["rounding"], links["overflow"], links["seed"])
     except InputError as error:
-        plain = {"prefix": prefix, "layout": layout}
-        context |= _refused(error) | {"format_groups": format_groups(typed, plain, spec, prefix)}
-        return _unrepeated(render(request, "visualise.html", context, fragment="visualiser", status_code=422),
-                           context["drawn_seed"])
+        sentence, english = _refused(error)
+        page = replace(page, error=sentence, error_english=english,
+                       format_groups=format_groups(typed, {"prefix": prefix, "layout": layout}, spec, prefix))
+        return _unrepeated(render(request, "visualise.html", page.names(), fragment="visualiser", status_code=422),
+                           page.drawn_seed)
     carried = typed if result else enc.value.exact_string()
-    context |= results(enc, result, links) | {
-        "links": links, "format_groups": format_groups(carried, links, spec, prefix),
-        "custom_href": _custom_href(spec, carried, links),
-    }
-    if context["drawn_seed"] is not None:
-        context["view_href"] = visualise_url(spec.id, value=value, bits=bits, **links)
-        response = _unrepeated(render(request, "visualise.html", context, fragment="visualiser"), context["drawn_seed"])
-        response.headers["HX-Push-Url"] = context["view_href"]  # htmx puts the seeded address in the address bar
+    page = replace(page, view=results(enc, result, links), links=links,
+                   format_groups=format_groups(carried, links, spec, prefix),
+                   custom_href=_custom_href(spec, carried, links))
+    if page.drawn_seed is not None:
+        page = replace(page, view_href=visualise_url(spec.id, value=value, bits=bits, **links))
+        response = _unrepeated(render(request, "visualise.html", page.names(), fragment="visualiser"), page.drawn_seed)
+        response.headers["HX-Push-Url"] = page.view_href  # htmx puts the seeded address in the address bar
         return response
-    return render(request, "visualise.html", context, fragment="visualiser")
+    return render(request, "visualise.html", page.names(), fragment="visualiser")
 
 
 def _unrepeated(response: HTMLResponse, drawn_seed: int | None) -> HTMLResponse:
@@ -188,21 +220,19 @@ _NO_LAYOUT = FormatSpec(
 )
 
 
-def _refused(error: InputError) -> dict[str, Any]:
+def _refused(error: InputError) -> tuple[str, bool]:
     """The refusal's sentence in the page's language, and whether it is still the core's English."""
     sentence = refusal_sentence(error)
-    return {"error": sentence, "error_english": sentence == str(error)}
+    return sentence, sentence == str(error)
 
 
 def _layout_refused(request: Request, error: LayoutError, typed: dict[str, str], prefix: str) -> HTMLResponse:
     """The custom visualiser with its form as typed, and the sentence that says what the layout lacks."""
     layout_form = {name: typed[name] for name in ("exponent_bits", "mantissa_bits", "bias", "nan_style")}
-    context = {
-        "spec": _NO_LAYOUT, "roundings": ROUNDINGS, "overflows": OVERFLOW_POLICIES, "typed": typed["typed"],
-        "rounding": typed["rounding"], "overflow": typed["overflow"], "seed": typed["seed"], **_refused(error),
-        "enc": None, "prefix": prefix, "layout_form": layout_form, "nan_styles": NAN_STYLES,
-        "custom_href": None, "drawn_seed": None,
-        "format_groups": format_groups(typed["typed"], {"prefix": prefix}, None, prefix),
-    }
-    return render(request, "visualise.html", context, fragment="visualiser", status_code=422)
-
+    sentence, english = _refused(error)
+    page = VisualiserPage(
+        spec=_NO_LAYOUT, typed=typed["typed"], rounding=typed["rounding"], overflow=typed["overflow"],
+        seed=typed["seed"], prefix=prefix, layout_form=layout_form, error=sentence, error_english=english,
+        format_groups=format_groups(typed["typed"], {"prefix": prefix}, None, prefix),
+    )
+    return render(request, "visualise.html", page.names(), fragment="visualiser", status_code=422)
