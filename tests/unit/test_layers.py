@@ -68,3 +68,50 @@ def test_outside_a_core_only_its_public_face_is_imported():
 def test_a_core_names_its_public_face(core):
     package = __import__(f"app.{core}", fromlist=["__all__"])
     assert package.__all__ and all(hasattr(package, name) for name in package.__all__)
+
+
+# What the other features may take from the scalar visualiser: how a value, its bits and its links are shown, the
+# codec's facts for the pages' scripts, and the seed's parsing; never its pages, which hand block formats to blocks/
+VISUALISER_SHARED = {"present", "codec_specs", "inputs", "serialise"}
+
+
+def _web_modules(path: Path) -> set[str]:
+    """The modules of app.web that `path` imports (`from app.web.blocks import present` names the module)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("app.web"):
+            module = node.module or ""
+            for alias in node.names:
+                inner = f"{module}.{alias.name}"
+                names.add(inner if (APP.parent / (inner.replace(".", "/") + ".py")).exists() else module)
+    return names
+
+
+def _web_graph() -> dict[str, set[str]]:
+    return {".".join(path.relative_to(APP.parent).with_suffix("").parts): _web_modules(path)
+            for path in sorted((APP / "web").rglob("*.py"))}
+
+
+def test_no_import_of_the_web_layer_goes_round_in_a_circle():
+    graph, done, path = _web_graph(), set(), []
+
+    def visit(module: str) -> None:
+        assert module not in path, " → ".join([*path[path.index(module):], module])
+        if module in done:
+            return
+        path.append(module)
+        for imported in graph.get(module, ()):
+            visit(imported)
+        path.pop()
+        done.add(module)
+
+    assert "app.web.blocks.pages" in graph["app.web.visualise.pages"]  # the check sees `from … import name`
+    for module in graph:
+        visit(module)
+
+
+@pytest.mark.parametrize("feature", ["blocks", "compare", "formats", "home", "learn"])
+def test_the_other_features_take_only_the_visualisers_shared_parts(feature):
+    taken = {name.removeprefix("app.web.visualise.") for module, names in _web_graph().items()
+             if module.startswith(f"app.web.{feature}.") for name in names if name.startswith("app.web.visualise")}
+    assert taken <= VISUALISER_SHARED
