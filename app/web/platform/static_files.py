@@ -1,5 +1,6 @@
-"""The static files: under /static/<version>/ for ever (the version is a digest of them all), and under their
-plain names, which revalidate by ETag, for anything that still links those."""
+"""The static files: under /static/<version>/ for ever (the version is a digest of them all), with no validators,
+since a browser never revalidates what is immutable; and under their plain names, which revalidate by ETag, for
+anything that still links those."""
 
 from __future__ import annotations
 
@@ -25,4 +26,8 @@ class CachedStaticFiles(StaticFiles):
                       status_code: int = 200) -> Response:
         response = super().file_response(full_path, stat_result, scope, status_code)
         response.headers["Cache-Control"] = self.cache_control
+        if self.cache_control == IMMUTABLE:  # never asked about again: a validator would be bytes no one reads
+            for validator in ("etag", "last-modified"):
+                if validator in response.headers:
+                    del response.headers[validator]
         return response

@@ -167,3 +167,15 @@ def test_a_static_file_carries_only_the_headers_a_browser_applies_to_one(client)
     assert script.status_code == 200 and script.headers["x-content-type-options"] == "nosniff"
     assert "content-security-policy" not in script.headers and "x-frame-options" not in script.headers
     assert "frame-ancestors 'none'" in page.headers["content-security-policy"] and page.headers["x-frame-options"]
+
+
+def test_a_versioned_static_file_carries_no_validators_and_a_plain_name_does(client):
+    """What is cached for ever is never asked about again, so its ETag and Last-Modified would be dead bytes on
+    every first visit; a plain name revalidates with them."""
+    from app.web.platform.rendering import static
+
+    versioned = client.get(static("css/site.css"))
+    assert versioned.status_code == 200 and versioned.headers["cache-control"].endswith("immutable")
+    assert "etag" not in versioned.headers and "last-modified" not in versioned.headers
+    plain = client.get("/static/css/site.css")
+    assert plain.headers["etag"] and plain.headers["last-modified"]
