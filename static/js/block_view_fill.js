@@ -7,7 +7,7 @@ import {
   fillSlots, prototypeOf, setAttr, setBitRuns, setNum, setText, showVariants, sized, wordsOf,
 } from "./view_slots.js";
 
-/** The server's words and bit of a block section (<b>1</b>), read once. */
+/** The server's words and bit of a block section (the bold 1 of its template data-one), read once. */
 const parts = new WeakMap();
 
 function partsOf(section) {

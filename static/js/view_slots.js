@@ -66,7 +66,8 @@ export function sized(container, count) {
 }
 
 /** A pattern's bit runs (a span a field, as _block_result.html's bit_runs writes them): each field's bits as text,
- * a 1 in a clone of `one` (a <b>1</b>); a field left as it is where its bits did not change. */
+ * a 1 in a clone of `one` (the bold 1 of the template data-one that _block_result.html writes); a field left as it
+ * is where its bits did not change. */
 export function setBitRuns(runs, groups, one) {
   groups.forEach((group, i) => {
     const field = runs.children[i];
