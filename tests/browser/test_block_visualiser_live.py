@@ -107,3 +107,14 @@ def test_axe_finds_no_serious_violations_after_a_swap(page: Page, axe_check: Cal
     expect(page.locator(SCALE_BITS).first).to_have_text("0xff")
     wait_until_settled(page)
     axe_check(page)
+
+
+def test_the_notes_box_shows_only_while_a_note_is_shown(page: Page):
+    """Every note is a hidden variant of the server's markup; with none shown, no empty box stands in the page."""
+    page.goto("/visualise/mxfp4?preset=outlier")
+    expect(page.locator("[data-notes]")).to_be_hidden()
+    page.locator("#values").fill("1, 2, 3")
+    expect(page.locator("[data-notes]")).to_be_visible()
+    expect(page.locator("[data-notes]")).to_contain_text("29")  # the padding note: 3 given, 29 zeros
+    page.locator("#values").fill(", ".join(str(n) for n in range(1, 33)))
+    expect(page.locator("[data-notes]")).to_be_hidden()
