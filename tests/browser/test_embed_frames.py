@@ -72,6 +72,10 @@ def test_the_framed_demo_trains_inside_the_course_page(page: Page, course_site: 
     expect(frame.locator("[data-live]")).to_have_attribute("data-state", "done", timeout=RUN_SECONDS * 1000)
     expect(frame.locator("[data-step]")).to_have_text("Step 60 of 60")
     expect(frame.locator("[data-final] tbody tr").first).to_be_visible()
+    # The frame grows as the run ends and may leave the viewport, and Chromium runs no animation frames in a
+    # cross-origin frame out of view, which Playwright's click waits for: bring the frame's top (its Embed bar)
+    # back into view, as a reader scrolls to it.
+    page.locator('iframe[src*="/embed/train"]').evaluate("frame => frame.scrollIntoView({block: 'start'})")
     frame.locator("[data-embed] summary").click()
     expect(frame.locator("[data-embed-snippet]")).to_contain_text("/embed/train?")
     expect(frame.locator("[data-embed-snippet]")).to_contain_text("run=1")
