@@ -3,6 +3,9 @@
 Imports numpy, ml_dtypes and the standard library only; never the web layer.
 """
 
+from app.formats.arithmetic import ARITY, FLAGS, OPERATIONS, SYMBOLS, Exact, Operated, operate, operation
+from app.formats.arithmetic_chain import CHAIN_OPERATIONS, MAX_STEPS, Chain, ChainStep, parse_chain_step, run_chain
+from app.formats.arithmetic_rules import rule, short
 from app.formats.block_detail import (
     BlockSummary,
     Fate,
@@ -71,6 +74,22 @@ from app.formats.summation import (
 from app.messages import Phrase
 
 __all__ = [
+    "ARITY",
+    "CHAIN_OPERATIONS",
+    "FLAGS",
+    "MAX_STEPS",
+    "OPERATIONS",
+    "SYMBOLS",
+    "Chain",
+    "ChainStep",
+    "Exact",
+    "Operated",
+    "operate",
+    "operation",
+    "parse_chain_step",
+    "rule",
+    "run_chain",
+    "short",
     "Phrase",
     "SATURATING",
     "BLOCK_FORMAT_IDS",

@@ -156,6 +156,11 @@ def decimal_string(x: Fraction) -> str:
     return decimal(x)[0]
 
 
+def rounded_decimal(x: Fraction, count: int) -> str:
+    """x >= 0 to `count` significant digits, rounded half-even (with no "≈": the caller says it is rounded)."""
+    return "0" if x == 0 else _layout(*_rounded_digits(x, count)[:2])
+
+
 def _exact_digits(x: Fraction, twos: int, fives: int) -> tuple[str, int]:
     """(significant digits, decimal exponent of the last digit) of x > 0 whose denominator is 2^twos 5^fives."""
     k = max(twos, fives)
