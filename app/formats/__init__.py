@@ -40,8 +40,28 @@ from app.formats.custom import (
     custom_format,
     default_bias,
 )
+from app.formats.dot_inputs import (
+    DOT_DISTRIBUTIONS,
+    MAX_DOT_SEED,
+    drawn_vectors,
+    parse_dot_setting,
+    parse_vector,
+    stored_vector,
+)
+from app.formats.dot_product import (
+    DEFAULT_PROMOTE_EVERY,
+    DOT_FORMATS,
+    DOT_METHODS,
+    MAX_DOT_LENGTH,
+    DotInputError,
+    DotMethodResult,
+    DotProduct,
+    dot_methods_for,
+    dot_product,
+)
+from app.formats.dot_steps import StepBits, TermBits, step_bits
 from app.formats.encoding import Encoding, Rounded, ValueClass
-from app.formats.exact import Real, decimal, decimal_string
+from app.formats.exact import ROUNDED_DIGITS, Real, decimal, decimal_string, rounded_decimal
 from app.formats.neighbours import next_down, next_up, ulp
 from app.formats.parse import (
     MAX_INPUT_LENGTH,
@@ -71,10 +91,33 @@ from app.formats.summation import (
     sum_values,
     summable,
 )
+from app.formats.tensor_cores import TENSOR_CORES, TensorCore
 from app.messages import Phrase
 
 __all__ = [
+    "DEFAULT_PROMOTE_EVERY",
+    "DOT_DISTRIBUTIONS",
+    "DOT_FORMATS",
+    "DOT_METHODS",
+    "MAX_DOT_LENGTH",
+    "MAX_DOT_SEED",
+    "TENSOR_CORES",
+    "DotInputError",
+    "DotMethodResult",
+    "DotProduct",
+    "StepBits",
+    "TensorCore",
+    "TermBits",
+    "dot_methods_for",
+    "dot_product",
+    "drawn_vectors",
+    "parse_dot_setting",
+    "parse_vector",
+    "step_bits",
+    "stored_vector",
     "ARITY",
+    "ROUNDED_DIGITS",
+    "rounded_decimal",
     "CHAIN_OPERATIONS",
     "FLAGS",
     "MAX_STEPS",

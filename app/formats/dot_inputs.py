@@ -1,0 +1,135 @@
+"""The dot product's inputs: vectors typed or pasted (read by parse_number), or drawn from a seeded distribution,
+then stored in the input format (nearest-even, clamped to ± its largest value) as whole numbers of its smallest
+subnormal, the form app/formats/dot_product.py computes with."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from app.formats.codec import encode
+from app.formats.dot_product import DOT_FORMATS, MAX_DOT_LENGTH, DotInputError
+from app.formats.exact import Real
+from app.formats.parse import parse_number
+from app.formats.registry import FORMATS
+from app.formats.vector import round_to_format
+from app.messages import N_
+from app.refusal import Refusal, quoted
+
+__all__ = ["DOT_DISTRIBUTIONS", "MAX_DOT_SEED", "MAX_VECTOR_TEXT", "Stored", "drawn_vectors", "parse_dot_setting",
+           "parse_vector", "stored_vector"]
+
+DOT_DISTRIBUTIONS = {
+    "normal": N_("Normal (mean 0, standard deviation 1)"),
+    "uniform": N_("Uniform on [-1, 1)"),
+    "lognormal": N_("Log-normal (σ = 1)"),
+    "outliers": N_("Normal with outliers (0.5% of values × 100)"),
+}
+MAX_DOT_SEED = 2**32 - 1
+MAX_VECTOR_TEXT = 64 * MAX_DOT_LENGTH  # characters of one typed vector
+OUTLIER_SHARE, OUTLIER_FACTOR = 0.005, 100.0
+_SEPARATORS = re.compile(r"[,;\s]+")
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A vector stored in the format: whole numbers of its smallest subnormal, and what storing changed."""
+
+    units: tuple[int, ...]
+    clamped: int  # values beyond the format's largest, stored as ± its largest
+    zeroed: int  # values that were not zero and were stored as zero
+
+
+def parse_dot_setting(text: str, name: str, lowest: int, highest: int) -> int:
+    """A setting typed as a whole number from `lowest` to `highest`."""
+    cleaned = text.strip()
+    if not (cleaned.isascii() and cleaned.isdigit() and len(cleaned) <= 10 and lowest <= int(cleaned) <= highest):
+        raise DotInputError(template=N_("%(name)s must be a whole number from %(lowest)s to %(highest)s; %(input)s "
+                                        "is not."),
+                            params={"name": name, "lowest": str(lowest), "highest": str(highest),
+                                    "input": quoted(text[:40])})
+    return int(cleaned)
+
+
+def parse_vector(text: str, name: str) -> list[Real]:
+    """The numbers of a typed vector, separated by commas, semicolons, spaces or new lines."""
+    if len(text) > MAX_VECTOR_TEXT:
+        raise DotInputError(template=N_("Vector %(name)s is %(length)s characters long; at most %(most)s are read."),
+                            params={"name": name, "length": str(len(text)), "most": str(MAX_VECTOR_TEXT)})
+    items = [item for item in _SEPARATORS.split(text.replace("\u2212", "-")) if item]
+    if not items:
+        raise DotInputError(template=N_("Vector %(name)s is empty; type numbers separated by commas or spaces."),
+                            params={"name": name})
+    if len(items) > MAX_DOT_LENGTH:
+        raise DotInputError(template=N_("Vector %(name)s has %(count)s numbers; at most %(most)s are taken."),
+                            params={"name": name, "count": str(len(items)), "most": str(MAX_DOT_LENGTH)})
+    values = []
+    for position, item in enumerate(items, 1):
+        try:
+            value = parse_number(item)
+        except Refusal:
+            raise DotInputError(template=N_("Number %(position)s of vector %(name)s, %(input)s, is not a number; "
+                                            "write decimals such as 0.5 or -1.25e-3, hex floats such as 0x1.8p-3, "
+                                            "or fractions such as 1/3."),
+                                params={"position": str(position), "name": name, "input": quoted(item[:40])}) from None
+        if not value.is_finite:
+            raise DotInputError(template=N_("Number %(position)s of vector %(name)s is %(input)s; a dot product here "
+                                            "takes finite numbers only."),
+                                params={"position": str(position), "name": name, "input": quoted(item[:40])})
+        values.append(value)
+    return values
+
+
+def _smallest_exponent(format_id: str) -> int:
+    spec = FORMATS[format_id]
+    return spec.emin - spec.mantissa_bits
+
+
+def stored_vector(values: list[Real], format_id: str) -> Stored:
+    """Typed values stored in the format, one exact encode each."""
+    spec, scale = FORMATS[format_id], Fraction(2) ** -_smallest_exponent(format_id)
+    units, clamped, zeroed = [], 0, 0
+    for value in values:
+        stored = encode(spec, value, "nearest_even", "saturate")
+        x = stored.encoding.value.fraction * scale
+        units.append(x.numerator)
+        clamped += stored.overflowed
+        zeroed += x == 0 and not value.is_zero
+    return Stored(tuple(units), clamped, zeroed)
+
+
+def _draw(rng: np.random.Generator, distribution: str, n: int) -> np.ndarray:
+    if distribution == "uniform":
+        return rng.uniform(-1.0, 1.0, n)
+    if distribution == "lognormal":
+        return rng.lognormal(0.0, 1.0, n)
+    x = rng.standard_normal(n)
+    if distribution == "outliers":
+        picked = rng.choice(n, max(1, round(n * OUTLIER_SHARE)), replace=False)
+        x[picked] *= OUTLIER_FACTOR
+    return x
+
+
+def drawn_vectors(format_id: str, distribution: str, n: int, seed: int) -> tuple[Stored, Stored]:
+    """Two vectors of n values drawn with numpy's default generator from `seed` (a, then b), stored in the format."""
+    if format_id not in DOT_FORMATS:
+        raise DotInputError(template=N_("%(input)s is not a format for the dot product; choose one of %(formats)s."),
+                            params={"input": quoted(format_id[:40]), "formats": ", ".join(DOT_FORMATS)})
+    if distribution not in DOT_DISTRIBUTIONS:
+        raise DotInputError(template=N_("%(input)s is not a distribution here; choose from %(known)s."),
+                            params={"input": quoted(distribution[:40]), "known": ", ".join(DOT_DISTRIBUTIONS)})
+    if not 1 <= n <= MAX_DOT_LENGTH or not 0 <= seed <= MAX_DOT_SEED:
+        raise DotInputError(template=N_("n runs from 1 to %(most)s and the seed from 0 to %(most_seed)s."),
+                            params={"most": str(MAX_DOT_LENGTH), "most_seed": str(MAX_DOT_SEED)})
+    rng, spec = np.random.default_rng(seed), FORMATS[format_id]
+    shift = -_smallest_exponent(format_id)
+    out = []
+    for drawn in (_draw(rng, distribution, n), _draw(rng, distribution, n)):
+        stored = round_to_format(drawn, spec, saturate=True).astype(np.float64)
+        units = tuple(int(v) for v in np.ldexp(stored, shift).tolist())  # exact: whole numbers below 2^278
+        out.append(Stored(units, int(np.count_nonzero(np.abs(drawn) > float(spec.max))),
+                          int(np.count_nonzero((stored == 0) & (drawn != 0)))))
+    return out[0], out[1]
