@@ -118,6 +118,8 @@ __all__ = [
     "ARITY",
     "ROUNDED_DIGITS",
     "rounded_decimal",
+    "ROUNDED_DIGITS",
+    "rounded_decimal",
     "CHAIN_OPERATIONS",
     "FLAGS",
     "MAX_STEPS",
