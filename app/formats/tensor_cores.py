@@ -65,8 +65,8 @@ _FHMP_A100 = N_("Fasi, Higham, Mikaitis and Pranesh (2021), section on the A100,
                 "alignment bit, truncation, 8 products per block); FTTN (Li et al., 2024) reports the same.")
 _A100_TF32 = N_("Fasi, Higham, Mikaitis and Pranesh (2021), section on the A100: one extra alignment bit and "
                 "truncation, as for FP16.")
-_A100_TF32_ASSUMED = N_("The block of 4 TF32 products is our reading of that section, not checked against its "
-                        "text.")
+_A100_TF32_ASSUMED = N_("Assumption: the block of 4 TF32 products is our reading of that section, not checked "
+                        "against its text.")
 _H100 = N_("FTTN (Li et al., 2024): at least 2 extra alignment bits and at least 16 products per block on the "
            "H100; truncation as on earlier generations.")
 _H100_ASSUMED = N_("Exactly 2 extra bits and 16 products (FTTN's lower bounds) and truncation are assumptions.")
