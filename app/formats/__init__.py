@@ -47,6 +47,7 @@ from app.formats.dot_inputs import (
     parse_dot_setting,
     parse_vector,
     stored_vector,
+    vectors,
 )
 from app.formats.dot_product import (
     DEFAULT_PROMOTE_EVERY,
@@ -115,9 +116,8 @@ __all__ = [
     "parse_vector",
     "step_bits",
     "stored_vector",
+    "vectors",
     "ARITY",
-    "ROUNDED_DIGITS",
-    "rounded_decimal",
     "ROUNDED_DIGITS",
     "rounded_decimal",
     "CHAIN_OPERATIONS",

@@ -11,7 +11,7 @@ from fractions import Fraction
 import numpy as np
 
 from app.formats.codec import encode
-from app.formats.dot_product import DOT_FORMATS, MAX_DOT_LENGTH, DotInputError
+from app.formats.dot_product import MAX_DOT_LENGTH, DotInputError, checked_format
 from app.formats.exact import Real
 from app.formats.parse import parse_number
 from app.formats.registry import FORMATS
@@ -20,7 +20,7 @@ from app.messages import N_
 from app.refusal import Refusal, quoted
 
 __all__ = ["DOT_DISTRIBUTIONS", "MAX_DOT_SEED", "MAX_VECTOR_TEXT", "Stored", "drawn_vectors", "parse_dot_setting",
-           "parse_vector", "stored_vector"]
+           "parse_vector", "stored_vector", "vectors"]
 
 DOT_DISTRIBUTIONS = {
     "normal": N_("Normal (mean 0, standard deviation 1)"),
@@ -90,6 +90,7 @@ def _smallest_exponent(format_id: str) -> int:
 
 def stored_vector(values: list[Real], format_id: str) -> Stored:
     """Typed values stored in the format, one exact encode each."""
+    checked_format(format_id)
     spec, scale = FORMATS[format_id], Fraction(2) ** -_smallest_exponent(format_id)
     units, clamped, zeroed = [], 0, 0
     for value in values:
@@ -115,9 +116,7 @@ def _draw(rng: np.random.Generator, distribution: str, n: int) -> np.ndarray:
 
 def drawn_vectors(format_id: str, distribution: str, n: int, seed: int) -> tuple[Stored, Stored]:
     """Two vectors of n values drawn with numpy's default generator from `seed` (a, then b), stored in the format."""
-    if format_id not in DOT_FORMATS:
-        raise DotInputError(template=N_("%(input)s is not a format for the dot product; choose one of %(formats)s."),
-                            params={"input": quoted(format_id[:40]), "formats": ", ".join(DOT_FORMATS)})
+    checked_format(format_id)
     if distribution not in DOT_DISTRIBUTIONS:
         raise DotInputError(template=N_("%(input)s is not a distribution here; choose from %(known)s."),
                             params={"input": quoted(distribution[:40]), "known": ", ".join(DOT_DISTRIBUTIONS)})
@@ -133,3 +132,16 @@ def drawn_vectors(format_id: str, distribution: str, n: int, seed: int) -> tuple
         out.append(Stored(units, int(np.count_nonzero(np.abs(drawn) > float(spec.max))),
                           int(np.count_nonzero((stored == 0) & (drawn != 0)))))
     return out[0], out[1]
+
+
+def vectors(format_id: str, a: list[Real] | None, b: list[Real] | None, distribution: str, n: int,
+            seed: int) -> tuple[Stored, Stored]:
+    """Both vectors typed, stored in the format; or neither, drawn."""
+    if a is None and b is None:
+        return drawn_vectors(format_id, distribution, n, seed)
+    if a is None or b is None:
+        raise DotInputError(template=N_("Give both vectors, a and b, or neither to draw them from a distribution."))
+    if len(a) != len(b):
+        raise DotInputError(template=N_("Vector a has %(a)s numbers and vector b %(b)s; a dot product needs as many "
+                                        "in each."), params={"a": str(len(a)), "b": str(len(b))})
+    return stored_vector(a, format_id), stored_vector(b, format_id)

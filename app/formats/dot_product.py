@@ -33,8 +33,8 @@ from app.messages import N_
 from app.refusal import Refusal, quoted
 
 __all__ = ["DEFAULT_PROMOTE_EVERY", "DOT_FORMATS", "DOT_METHODS", "MAX_DOT_LENGTH", "DotInputError", "DotMethodResult",
-           "DotProduct", "chart_counts", "dot_methods_for", "dot_product", "fused_running", "kahan_running",
-           "output_grid", "product_unit", "sequential_running"]
+           "DotProduct", "chart_counts", "checked_format", "checked_method", "dot_methods_for", "dot_product",
+           "fused_running", "kahan_running", "output_grid", "product_unit", "sequential_running"]
 
 DOT_FORMATS = ("float8_e4m3fn", "float8_e5m2", "float16", "bfloat16", "tfloat32", "float32")
 DOT_METHODS = {
@@ -53,6 +53,27 @@ NARROW = FusedAdder(block=FP8_BLOCK, window=FP8_WINDOW)
 
 class DotInputError(Refusal):
     """A dot product the lab cannot compute as asked: an unknown format or method, or settings out of range."""
+
+
+def checked_format(format_id: str) -> str:
+    """The format, when the dot product takes it."""
+    if format_id not in DOT_FORMATS:
+        raise DotInputError(template=N_("%(input)s is not a format for the dot product; choose one of %(formats)s."),
+                            params={"input": quoted(format_id[:40]), "formats": ", ".join(DOT_FORMATS)})
+    return format_id
+
+
+def checked_method(method: str, format_id: str) -> str:
+    """The method, when it is one and takes the format."""
+    if method not in DOT_METHODS:
+        raise DotInputError(template=N_("%(input)s is not a dot-product method; choose from %(methods)s."),
+                            params={"input": quoted(method[:40]), "methods": ", ".join(DOT_METHODS)})
+    offered = dot_methods_for(format_id)
+    if method not in offered:
+        raise DotInputError(template=N_("%(input)s does not take %(format)s; for %(format)s choose from "
+                                        "%(methods)s."),
+                            params={"input": quoted(method), "format": format_id, "methods": ", ".join(offered)})
+    return method
 
 
 def product_unit(format_id: str) -> int:
@@ -212,19 +233,18 @@ def _result(method: str, format_id: str, at_counts: list[Value], exact_at: list[
 def dot_product(format_id: str, a: Sequence[int], b: Sequence[int], methods: Sequence[str],
                 promote_every: int = DEFAULT_PROMOTE_EVERY) -> DotProduct:
     """The figure for two stored vectors, each element a whole number of the format's smallest subnormal."""
-    if format_id not in DOT_FORMATS:
-        raise DotInputError(template=N_("%(input)s is not a format for the dot product; choose one of %(formats)s."),
-                            params={"input": quoted(format_id[:40]), "formats": ", ".join(DOT_FORMATS)})
-    if not 1 <= len(a) == len(b) <= MAX_DOT_LENGTH or not 1 <= promote_every <= MAX_DOT_LENGTH:
-        raise DotInputError(template=N_("The vectors need the same length, from 1 to %(most)s, and promote_every "
-                                        "runs from 1 to %(most)s."), params={"most": str(MAX_DOT_LENGTH)})
-    offered = dot_methods_for(format_id)
+    checked_format(format_id)
+    if len(a) != len(b):
+        raise DotInputError(template=N_("Vector a has %(a)s numbers and vector b %(b)s; a dot product needs as many "
+                                        "in each."), params={"a": str(len(a)), "b": str(len(b))})
+    if not 1 <= len(a) <= MAX_DOT_LENGTH:
+        raise DotInputError(template=N_("The vectors have %(n)s numbers each; from 1 to %(most)s are taken."),
+                            params={"n": str(len(a)), "most": str(MAX_DOT_LENGTH)})
+    if not 1 <= promote_every <= MAX_DOT_LENGTH:
+        raise DotInputError(template=N_("promote_every must be a whole number from 1 to %(most)s; %(input)s is not."),
+                            params={"most": str(MAX_DOT_LENGTH), "input": str(promote_every)})
     for method in methods:
-        if method not in offered:
-            raise DotInputError(template=N_("%(input)s does not take %(format)s; for %(format)s choose from "
-                                            "%(methods)s."),
-                                params={"input": quoted(method[:40]), "format": format_id,
-                                        "methods": ", ".join(offered)})
+        checked_method(method, format_id)
     unit = product_unit(format_id)
     products = tuple(x * y for x, y in zip(a, b, strict=True))
     counts = chart_counts(len(products))

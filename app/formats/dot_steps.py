@@ -16,7 +16,9 @@ from typing import Literal
 from app.formats.dot_arithmetic import FusedAdder, Grid, Value, add, alignment_cut, grid, real, rounded, truncated
 from app.formats.dot_product import (
     NARROW,
+    DotInputError,
     DotProduct,
+    checked_method,
     fused_running,
     kahan_running,
     output_grid,
@@ -24,6 +26,7 @@ from app.formats.dot_product import (
 )
 from app.formats.exact import Real
 from app.formats.tensor_cores import TENSOR_CORES
+from app.messages import N_
 
 __all__ = ["MAX_COLUMNS", "StepBits", "TermBits", "step_bits"]
 
@@ -154,6 +157,10 @@ def _block_step(figure: DotProduct, method: str, step: int) -> StepBits:
 def step_bits(figure: DotProduct, method: str, step: int) -> StepBits | None:
     """The bits of step `step` (1-based: the step that adds element `step`) of one method of the figure; None for
     pairwise summation."""
+    checked_method(method, figure.format_id)
+    if not 1 <= step <= figure.n:
+        raise DotInputError(template=N_("step runs from 1 to %(n)s, the length of the vectors; %(input)s is not."),
+                            params={"n": str(figure.n), "input": str(step)})
     if method == "pairwise":
         return None
     if method in ("input_format", "fp32", "kahan"):

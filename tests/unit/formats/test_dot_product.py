@@ -118,11 +118,26 @@ def test_a_method_that_does_not_take_the_format_is_refused_with_the_formats_it_t
         dot_product("bfloat16", [1], [1], ["v100"])
 
 
-@pytest.mark.parametrize(("a", "b", "promote_every"), [([1, 2], [1], 128), ([], [], 128), ([1] * 4097, [1] * 4097, 1),
-                                                       ([1], [1], 0), ([1], [1], 4097)])
-def test_lengths_and_promote_every_out_of_range_are_refused(a, b, promote_every):
-    with pytest.raises(DotInputError, match="same length, from 1 to 4096"):
+@pytest.mark.parametrize(("a", "b", "promote_every", "sentence"), [
+    ([1, 2], [1], 128, "Vector a has 2 numbers and vector b 1; a dot product needs as many in each."),
+    ([], [], 128, "The vectors have 0 numbers each; from 1 to 4096 are taken."),
+    ([1] * 4097, [1] * 4097, 1, "The vectors have 4097 numbers each; from 1 to 4096 are taken."),
+    ([1], [1], 0, "promote_every must be a whole number from 1 to 4096; 0 is not."),
+    ([1], [1], 4097, "promote_every must be a whole number from 1 to 4096; 4097 is not."),
+])
+def test_lengths_and_promote_every_out_of_range_are_refused(a, b, promote_every, sentence):
+    with pytest.raises(DotInputError) as refused:
         dot_product("float16", a, b, ["fp32"], promote_every)
+    assert str(refused.value) == sentence
+
+
+def test_an_unknown_method_and_a_step_out_of_range_are_refused():
+    with pytest.raises(DotInputError, match="'fma' is not a dot-product method; choose from input_format, fp32"):
+        dot_product("float16", [1], [1], ["fma"])
+    fig = dot_product("float16", [1, 2], [1, 2], ["fp32"])
+    for step in (0, 3):
+        with pytest.raises(DotInputError, match=f"step runs from 1 to 2, the length of the vectors; {step} is not"):
+            step_bits(fig, "fp32", step)
 
 
 def test_an_unknown_format_is_refused():
