@@ -78,9 +78,15 @@ class Rounded {
 /** Store a value in the format, as app.formats.encode does; rounding and overflow by name, seed a BigInt or
  * null (a fresh random one). */
 export function encodeValue(spec, x, rounding = "nearest_even", overflow = "format_default", seed = null) {
+  const rng = roundingMode(rounding) === "stochastic" ? new MersenneTwister(seed ?? randomSeed()) : null;
+  return encodeDrawn(spec, x, rounding, overflow, rng);
+}
+
+/** encodeValue with stochastic rounding's generator given (encode_drawn): one generator draws for several values,
+ * in order (an operation's operands, then its result). */
+export function encodeDrawn(spec, x, rounding, overflow, rng) {
   const s = prepare(spec);
   const mode = roundingMode(rounding), saturate = overflowPolicy(overflow) === "saturate";
-  const rng = mode === "stochastic" ? new MersenneTwister(seed ?? randomSeed()) : null;
   if (s.kind === "int") return encodeInt(s, x, mode, saturate, rng);
   if (s.kind === "codebook") return encodeCodebook(s, x, mode, rng);
   return encodeFloat(s, x, mode, saturate, rng);
@@ -107,7 +113,7 @@ export function stochasticOdds(spec, x, overflow = "format_default") {
   return x.negative ? { down: outer, up: inner, pUp: rest } : { down: inner, up: outer, pUp: p };
 }
 
-function randomSeed() {
+export function randomSeed() {
   const words = crypto.getRandomValues(new Uint32Array(2));
   return (BigInt(words[0]) << 32n) | BigInt(words[1]);
 }
