@@ -15,6 +15,7 @@ from app.services.training_runs import TrainRuns
 from app.settings import Settings, get_settings
 from app.store.database import create_database_engine, migrate
 from app.web.arithmetic import api as arithmetic_api
+from app.web.arithmetic import pages as arithmetic_pages
 from app.web.compare import pages as compare_pages
 from app.web.embed import pages as embed_pages
 from app.web.formats import pages as format_pages
@@ -43,9 +44,9 @@ from app.web.visualise import pages as visualiser_pages
 
 # Every router of the site, each included here and nowhere else.
 ROUTERS = (
-    home_pages, visualiser_pages, compare_pages, arithmetic_api, format_pages, formats_api, api_docs, train_pages,
-    train_api, train_script, recipe_styles, learn_pages, memory_calculator, accumulation, hardware_page, embed_pages,
-    quiz_pages, quiz_api, certificates, health, metrics,
+    home_pages, visualiser_pages, compare_pages, arithmetic_pages, arithmetic_api, format_pages, formats_api, api_docs,
+    train_pages, train_api, train_script, recipe_styles, learn_pages, memory_calculator, accumulation, hardware_page,
+    embed_pages, quiz_pages, quiz_api, certificates, health, metrics,
 )
 
 

@@ -46,6 +46,10 @@ VOCABULARY: dict[str, tuple[Part, ...]] = {
         INTRO, Part("controls", N_("the value, rounding and overflow controls")),
         Part("blocks", N_("the block formats table")), EMBED,
     ),
+    "arithmetic": (
+        INTRO, Part("controls", N_("the operation's controls and the tape's steps")),
+        Part("lessons", N_("the lessons")), EMBED,
+    ),
     "accumulation": (
         INTRO, Part("controls", N_("the format, values and method controls")),
         Part("explain", N_("the explanation of the methods")), EMBED,

@@ -103,6 +103,8 @@ def embeddable(path: str, query: str = "") -> Embeddable | None:
         return Embeddable(page, query, N_("one value in every number format"), 760, "compare")
     if page == "/train":
         return Embeddable(page, query, N_("mixed-precision training demo"), 900, "train")
+    if page == "/arithmetic":
+        return Embeddable(page, query, N_("arithmetic lab"), 1100, "arithmetic")
     if page == "/learn/accumulation":
         return Embeddable(page, query, N_("accumulation figure"), 1000, "accumulation")
     match = _VISUALISE.fullmatch(page)
