@@ -17,6 +17,8 @@ from app.store.database import create_database_engine, migrate
 from app.web.arithmetic import api as arithmetic_api
 from app.web.arithmetic import pages as arithmetic_pages
 from app.web.compare import pages as compare_pages
+from app.web.dot import api as dot_api
+from app.web.dot import pages as dot_pages
 from app.web.embed import pages as embed_pages
 from app.web.formats import pages as format_pages
 from app.web.home import pages as home_pages
@@ -46,7 +48,7 @@ from app.web.visualise import pages as visualiser_pages
 ROUTERS = (
     home_pages, visualiser_pages, compare_pages, arithmetic_pages, arithmetic_api, format_pages, formats_api, api_docs,
     train_pages, train_api, train_script, recipe_styles, learn_pages, memory_calculator, accumulation, hardware_page,
-    embed_pages, quiz_pages, quiz_api, certificates, health, metrics,
+    embed_pages, quiz_pages, quiz_api, certificates, dot_pages, dot_api, health, metrics,
 )
 
 

@@ -20,13 +20,13 @@ from app.messages import N_
 from app.refusal import Refusal, quoted
 
 __all__ = ["DOT_DISTRIBUTIONS", "MAX_DOT_SEED", "MAX_VECTOR_TEXT", "Stored", "drawn_vectors", "parse_dot_setting",
-           "parse_vector", "stored_vector", "vectors"]
+           "parse_items", "parse_vector", "stored_vector", "vectors"]
 
 DOT_DISTRIBUTIONS = {
     "normal": N_("Normal (mean 0, standard deviation 1)"),
     "uniform": N_("Uniform on [-1, 1)"),
     "lognormal": N_("Log-normal (σ = 1)"),
-    "outliers": N_("Normal with outliers (0.5% of values × 100)"),
+    "outliers": N_("Normal with outliers (1 value in 200 times 100)"),
 }
 MAX_DOT_SEED = 2**32 - 1
 MAX_VECTOR_TEXT = 64 * MAX_DOT_LENGTH  # characters of one typed vector
@@ -66,6 +66,11 @@ def parse_vector(text: str, name: str) -> list[Real]:
     if len(items) > MAX_DOT_LENGTH:
         raise DotInputError(template=N_("Vector %(name)s has %(count)s numbers; at most %(most)s are taken."),
                             params={"name": name, "count": str(len(items)), "most": str(MAX_DOT_LENGTH)})
+    return parse_items(items, name)
+
+
+def parse_items(items: list[str], name: str) -> list[Real]:
+    """A vector's numbers, one string each, finite."""
     values = []
     for position, item in enumerate(items, 1):
         try:

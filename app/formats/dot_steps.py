@@ -62,6 +62,7 @@ class StepBits:
     cut: int | None  # the exponent of the last bit kept; None where nothing is cut (zero, inf or NaN)
     terms: tuple[TermBits, ...]
     exact_sum: Real  # the exact sum of the operands as they entered
+    exact_sum_bits: TermBits
     result: Real
     result_bits: TermBits
     lost: Real  # exact_sum − result: what the step lost (zero when nothing)
@@ -113,7 +114,7 @@ def _rounded_step(figure: DotProduct, method: str, step: int) -> StepBits:
     terms = ((_bits(total, "accumulator", None, total, top, bottom, unit),) if step > 1 else ()) + (
         _bits(addend, role, step, addend, top, bottom, unit),)
     return StepBits(method, step, "rounded_sum", step, step, top, top - bottom + 1, cut, terms, real(exact, unit),
-                    real(result, unit), _bits(result, "accumulator", None, result, top, bottom, unit),
+                    _bits(exact, "sum", None, exact, top, bottom, unit), real(result, unit), _bits(result, "accumulator", None, result, top, bottom, unit),
                     real(add(exact, -result) if not isinstance(result, float) else result, unit), None)
 
 
@@ -150,7 +151,7 @@ def _block_step(figure: DotProduct, method: str, step: int) -> StepBits:
         promoted = (real(trace.promoted_total, unit), real(after, unit))
     lost = add(exact, -result) if not isinstance(result, float) else result
     return StepBits(method, step, "aligned_block", start + 1, end, top, top - bottom + 1, cut, terms,
-                    real(exact, unit), real(result, unit),
+                    real(exact, unit), _bits(exact, "sum", None, exact, top, bottom, unit), real(result, unit),
                     _bits(result, "accumulator", None, result, top, bottom, unit), real(lost, unit), promoted)
 
 

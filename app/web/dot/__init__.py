@@ -1,0 +1,1 @@
+"""The dot-product lab: /dot (and /embed/dot) and POST /api/dot."""

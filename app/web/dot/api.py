@@ -1,0 +1,46 @@
+"""POST /api/dot: a dot product of two stored vectors accumulated several ways, against its exact value."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+
+from app.deps import rate_limited
+from app.formats import Real
+from app.formats.dot_inputs import parse_items
+from app.web.dot.figure import answer, compute
+from app.web.dot.schemas import DotAnswer, DotRequest
+from app.web.platform.schemas import UNREADABLE_BODY, refused
+
+router = APIRouter(prefix="/api", tags=["dot product"])
+
+
+def _reals(values: list[float | str] | None, name: str) -> list[Real] | None:
+    """A vector as typed: a JSON number is read as the decimal it is written as (repr gives it back)."""
+    return None if values is None else parse_items([repr(v) if isinstance(v, float) else v for v in values], name)
+
+
+@router.post(
+    "/dot",
+    summary="Accumulate a dot product several ways, tensor-core models included",
+    description="The vectors are stored in the input format; each method's result is compared with the exact dot "
+                "product of the stored vectors. Tensor-core models (v100, a100, h100, b200) follow Fasi, Higham, "
+                "Mikaitis and Pranesh (PeerJ Computer Science, 2021), FTTN (Li et al., 2024) and the DeepSeek-V3 "
+                "technical report, section 3.3.2; the parameters no source gives are stated as assumptions on "
+                "/dot.",
+    response_model=DotAnswer,
+    responses={400: UNREADABLE_BODY,
+               422: refused("A format, method or distribution that is not offered, a method that does not take the "
+                            "format, vectors of different lengths or longer than 4096, a value that cannot be read, "
+                            "or promote_every, n, seed or step out of range; the detail says which"),
+               429: refused("Too many sums asked for from this address; retry after the Retry-After seconds")},
+    dependencies=[rate_limited("sums")],
+)
+def dot_api(body: DotRequest) -> JSONResponse:
+    figure = compute(body.format, _reals(body.a, "a"), _reals(body.b, "b"), body.distribution, body.n, body.seed,
+                     body.methods, body.promote_every, body.step, body.step_method)
+    content: dict[str, Any] = answer(figure)
+    # DotAnswer documents this body; it is built from the core's exact values and not validated again
+    return JSONResponse(content)

@@ -1,0 +1,104 @@
+"""From the settings of a request (the page's query string or the API's body) to the figure, and the figure as
+JSON: the core computes, this only gathers its pieces. Refusals are the core's, with their sentences."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from app.formats import (
+    FORMATS,
+    DotProduct,
+    Real,
+    StepBits,
+    TermBits,
+    dot_methods_for,
+    dot_product,
+    step_bits,
+    vectors,
+)
+from app.formats.dot_inputs import Stored
+from app.formats.dot_product import checked_format, checked_method
+
+
+@dataclass(frozen=True)
+class DotFigure:
+    """The computed figure, the stored vectors and the step asked for."""
+
+    product: DotProduct
+    a: Stored
+    b: Stored
+    drawn: bool
+    step: StepBits | None
+    step_method: str | None
+
+
+def _tupled(values: list[Real] | None) -> tuple[Real, ...] | None:
+    return None if values is None else tuple(values)
+
+
+def compute(format_id: str, a: list[Real] | None, b: list[Real] | None, distribution: str, n: int, seed: int,
+            methods: list[str] | None, promote_every: int, step: int | None, step_method: str | None) -> DotFigure:
+    """The figure for these settings (all the format's methods when none is named)."""
+    checked_format(format_id)
+    chosen = tuple(m for m in dot_methods_for(format_id) if m in methods) if methods else dot_methods_for(format_id)
+    for method in methods or ():
+        checked_method(method, format_id)
+    return _compute(format_id, _tupled(a), _tupled(b), distribution, n, seed, chosen, promote_every, step,
+                    step_method)
+
+
+@lru_cache(maxsize=16)  # the page, its htmx swap and the API ask for the same figure
+def _compute(format_id: str, a: tuple[Real, ...] | None, b: tuple[Real, ...] | None, distribution: str, n: int,
+             seed: int, methods: tuple[str, ...], promote_every: int, step: int | None,
+             step_method: str | None) -> DotFigure:
+    stored_a, stored_b = vectors(format_id, None if a is None else list(a), None if b is None else list(b),
+                                 distribution, n, seed)
+    product = dot_product(format_id, stored_a.units, stored_b.units, methods, promote_every)
+    shown = step_method or methods[0]
+    bits = step_bits(product, shown, step) if step is not None else None
+    if step is None and step_method is not None:
+        checked_method(step_method, format_id)
+    return DotFigure(product, stored_a, stored_b, a is None, bits, shown if step is not None else None)
+
+
+def stored_values(stored: Stored, format_id: str) -> list[Real]:
+    spec = FORMATS[format_id]
+    scale = Fraction(2) ** (spec.emin - spec.mantissa_bits)
+    return [Real.of(u * scale) for u in stored.units]
+
+
+def _term(term: TermBits) -> dict[str, Any]:
+    return {"role": term.role, "element": term.element, "value": term.value.exact_string(),
+            "kept": term.kept.exact_string(), "exponent": term.exponent, "negative": term.negative,
+            "bits": term.bits, "more_below": term.more_below}
+
+
+def step_json(step: StepBits | None) -> dict[str, Any] | None:
+    if step is None:
+        return None
+    return {"method": step.method, "step": step.step, "kind": step.kind, "first": step.first, "last": step.last,
+            "top": step.top, "columns": step.columns, "cut": step.cut, "terms": [_term(t) for t in step.terms],
+            "exact_sum": step.exact_sum.exact_string(), "exact_sum_bits": _term(step.exact_sum_bits),
+            "result": _term(step.result_bits),
+            "lost": step.lost.exact_string(),
+            "promoted": None if step.promoted is None else [x.exact_string() for x in step.promoted]}
+
+
+def answer(figure: DotFigure) -> dict[str, Any]:
+    """The figure as POST /api/dot answers it (DotAnswer)."""
+    product = figure.product
+    return {
+        "format": product.format_id, "n": product.n, "drawn": figure.drawn,
+        "a": [v.exact_string() for v in stored_values(figure.a, product.format_id)],
+        "b": [v.exact_string() for v in stored_values(figure.b, product.format_id)],
+        "clamped": figure.a.clamped + figure.b.clamped, "zeroed": figure.a.zeroed + figure.b.zeroed,
+        "promote_every": product.promote_every, "exact": product.exact.exact_string(),
+        "steps": list(product.counts), "exact_running": list(product.exact_running),
+        "methods": [{"method": r.method, "name": r.name, "output_format": r.output_format,
+                     "value": r.value.exact_string(), "error": r.error.exact_string(), "rel_error": r.rel_error,
+                     "ulp_error": r.ulp_error, "running_error": list(r.running_error)} for r in product.results],
+        "step": step_json(figure.step),
+    }
