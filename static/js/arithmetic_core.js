@@ -141,7 +141,9 @@ function squareRoot(a, resultSpec) {
   if (a.negative) return special(nan(), "sqrt_negative");
   if (a.kind === "inf") return exactly(a);
   const { num, den } = a, rootNum = isqrt(num), rootDen = isqrt(den);
-  if (rootNum * rootNum === num && rootDen * rootDen === den) return exactly(real(false, { num: rootNum, den: rootDen }));
+  if (rootNum * rootNum === num && rootDen * rootDen === den) {
+    return exactly(real(false, { num: rootNum, den: rootDen }));
+  }
   // sqrt(a) = sqrt(num · den) / den; scaled by 2^k, its integer part n: the root lies strictly in (n, n + 1) / 2^k
   const k = finestStepBits(prepare(resultSpec)) + SQRT_GUARD_BITS;
   const n = isqrt(k >= 0 ? (num * den) << BigInt(2 * k) : (num * den) >> BigInt(-2 * k));

@@ -158,7 +158,7 @@ export function roundedDigits(x, count) {
   return [digits, -shift + (text.length - digits.length), remainder === 0n];
 }
 
-function layout(digits, point) {
+export function layout(digits, point) {
   const exp10 = point + digits.length - 1;
   if (exp10 > -7 && exp10 < 21) {
     if (point >= 0) return digits + "0".repeat(point);

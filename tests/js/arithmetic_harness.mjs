@@ -5,7 +5,9 @@
 
 import { createHash } from "node:crypto";
 
+import * as chain from "../../static/js/arithmetic_chain.js";
 import * as core from "../../static/js/arithmetic_core.js";
+import { rule } from "../../static/js/arithmetic_rules.js";
 import * as codec from "../../static/js/codec.js";
 
 let byKey = {};
@@ -23,6 +25,19 @@ function described(done) {
   const [text, exact] = codec.realText(done.exact.value), r = done.result;
   return [done.operands.map((o) => o.encoding.hex).join(" "), r.encoding.hex, text, exact, done.exact.rational,
     done.exact.special ?? "None", r.overflowed, r.underflowed, done.flags.join(",")].join("\x1f");
+}
+
+/** described, and the rule's sentence: its template and its English ("error" and why, where it fails). */
+function ruled(done, rounding) {
+  let said;
+  try {
+    const phrase = rule(done, rounding);
+    said = [phrase.template, String(phrase)];
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    said = ["error", error.message];
+  }
+  return [described(done), ...said].join("\x1f");
 }
 
 function patterns(key) {
@@ -49,24 +64,43 @@ export function rows(key, op, combos, firsts) {
 export function patterned(key, combos, units) {
   const spec = byKey[key], stored = patterns(key);
   return units.map(([op, bits]) => combos.map(([mode, policy]) =>
-    described(core.apply(op, bits.map((b) => stored[b]), spec, mode, policy, null))));
+    ruled(core.apply(op, bits.map((b) => stored[b]), spec, mode, policy, null), mode)));
 }
 
 /** Each unit [op, [operand texts], seed text or null] operated on: the operands stored in `key`'s format, the
  * result in `resultKey`'s, in each [mode, policy] of `combos`. */
 export const operated = (key, resultKey, combos, units) => units.map(([op, texts, seed]) => combos.map(
-  ([mode, policy]) => described(core.operate(op, texts.map(codec.parseValue), byKey[key], byKey[resultKey], mode,
-    policy, seed === null ? null : BigInt(seed)))));
+  ([mode, policy]) => ruled(core.operate(op, texts.map(codec.parseValue), byKey[key], byKey[resultKey], mode,
+    policy, seed === null ? null : BigInt(seed)), mode)));
+
+/** Each unit [start text, [[op, operand text or null], ...], seed text] run as a chain in each [mode, policy]:
+ * the start as stored, then each step (with its rule) beside the exact chain after it. */
+export const chains = (key, resultKey, combos, units) => units.map(([start, steps, seed]) => combos.flatMap(
+  ([mode, policy]) => {
+    const run = chain.runChain(codec.parseValue(start), steps.map(([op, operand]) => chain.chainStep(op,
+      operand === null ? null : codec.parseValue(operand))), byKey[key], byKey[resultKey], mode, policy, BigInt(seed));
+    return [`${run.start.encoding.hex}\x1f${run.result.encoding.hex}`, ...run.steps.map((done, i) => {
+      const exact = run.exact[i], [text, isExact] = codec.realText(exact.value);
+      return [ruled(done, mode), text, isExact, exact.rational, exact.special ?? "None"].join("\x1f");
+    })];
+  }));
 
 /** The SHA-256 of each unit's answer to `call` (a unit's strings "\x1e" apart). */
-export const digests = (call, ...args) => ({ rows, patterned, operated })[call](...args).map((unit) =>
+export const digests = (call, ...args) => ({ rows, patterned, operated, chains })[call](...args).map((unit) =>
   createHash("sha256").update(unit.join("\x1e")).digest("hex"));
 
-/** The sentence a call refuses with, or "accepted". */
-export function refusal(name) {
+/** The sentence `call` refuses its arguments with, or what it accepted: an operation's name, a chain's step as a
+ * URL writes it (its operation and operand), a chain of many steps. */
+export function refusal(call, ...args) {
   try {
-    core.operation(name);
-    return "accepted";
+    if (call === "operation") return core.operation(...args);
+    if (call === "chainStep") {
+      const step = chain.parseChainStep(...args);
+      return `${step.op} ${step.operand === null ? "None" : codec.realText(step.operand).join(" ")}`;
+    }
+    const [start, steps, key] = args;
+    return chain.runChain(codec.parseValue(start), steps.map(([op, operand]) => chain.chainStep(op,
+      operand === null ? null : codec.parseValue(operand))), byKey[key]).result.encoding.hex;
   } catch (error) {
     if (!(error instanceof codec.InputError)) throw error;
     return error.message;

@@ -38,6 +38,8 @@ from app.formats import (
     parse_value,
 )
 from app.formats.arithmetic import ARITY, OPERATIONS, Op, Operated, apply, operate, operation
+from app.formats.arithmetic_chain import CHAIN_OPERATIONS, MAX_STEPS, chain_step, parse_chain_step, run_chain
+from app.formats.arithmetic_rules import rule
 from app.formats.encoding import Rounded
 from app.web.visualise.codec_specs import codec_spec
 from app.web.visualise.serialise import real_json
@@ -56,10 +58,13 @@ DETERMINISTIC = [(mode, policy) for mode in ROUNDINGS if mode != "stochastic" fo
 COMBOS = [(mode, policy) for mode in ROUNDINGS for policy in OVERFLOW_POLICIES]
 FIELDS = ["operands", "result", "exact", "exact_is_exact_decimal", "rational", "special", "overflowed",
           "underflowed", "flags"]
+RULED = [*FIELDS, "rule_template", "rule"]
 ROWS_CHUNK = 32  # rows of 256 pairs (in each of DETERMINISTIC) per call to Node
 UNITS_CHUNK = 1_000  # random operations per call, each in every mode and policy
 FMA_TRIPLES = 20_000  # random FP8 fma triples per format, each in every mode but stochastic and both policies
 RANDOM_UNITS = 2_000  # random operations per format (or mixed pair) and seed, each in every mode and policy
+CHAINS = 300  # random chains per pair of formats, each in every mode and policy
+CHAINS_CHUNK = 50
 RECORD = "\x1e"
 
 
@@ -87,6 +92,16 @@ def described(done: Operated) -> str:
                      str(r.underflowed).lower(), ",".join(done.flags)])
 
 
+def ruled(done: Operated, rounding: str) -> str:
+    """described, and the rule's sentence: its template and its English ("error" and why, where it fails)."""
+    try:
+        phrase = rule(done, rounding)
+        said = [phrase.template, str(phrase)]
+    except ValueError as error:
+        said = ["error", str(error)]
+    return SEP.join([described(done), *said])
+
+
 @cache
 def _patterns(spec: FormatSpec) -> list[Rounded]:
     return [encode(spec, decode(spec, bits).value) for bits in range(1 << spec.bits)]
@@ -105,8 +120,8 @@ def rows_reference(spec: FormatSpec, op: str, combos: list[tuple[str, str]], fir
 def patterned_reference(spec: FormatSpec, combos: list[tuple[str, str]],
                         units: list[tuple[str, list[int]]]) -> list[list[str]]:
     stored = _patterns(spec)
-    return [[described(apply(cast(Op, op), tuple(stored[b] for b in bits), spec, cast(Any, mode), cast(Any, policy),
-                             None)) for mode, policy in combos] for op, bits in units]
+    return [[ruled(apply(cast(Op, op), tuple(stored[b] for b in bits), spec, cast(Any, mode), cast(Any, policy), None),
+                   mode) for mode, policy in combos] for op, bits in units]
 
 
 def operated_reference(spec: FormatSpec, result_spec: FormatSpec, combos: list[tuple[str, str]],
@@ -114,13 +129,32 @@ def operated_reference(spec: FormatSpec, result_spec: FormatSpec, combos: list[t
     out = []
     for op, texts, seed in units:
         values = tuple(cast(Real, parse_value(t)) for t in texts)
-        out.append([described(operate(op, values, spec, result_spec, cast(Any, mode), cast(Any, policy),
-                                      None if seed is None else int(seed))) for mode, policy in combos])
+        out.append([ruled(operate(op, values, spec, result_spec, cast(Any, mode), cast(Any, policy),
+                                  None if seed is None else int(seed)), mode) for mode, policy in combos])
+    return out
+
+
+def chains_reference(spec: FormatSpec, result_spec: FormatSpec, combos: list[tuple[str, str]],
+                     units: list[tuple[str, list[tuple[str, str | None]], str]]) -> list[list[str]]:
+    out = []
+    for start, steps, seed in units:
+        asked = tuple(chain_step(op, None if t is None else cast(Real, parse_value(t))) for op, t in steps)
+        strings = []
+        for mode, policy in combos:
+            run = run_chain(cast(Real, parse_value(start)), asked, spec, result_spec, cast(Any, mode),
+                            cast(Any, policy), int(seed))
+            strings.append(SEP.join([run.start.encoding.hex, run.result.encoding.hex]))
+            for done, exact in zip(run.steps, run.exact, strict=True):
+                text, is_exact = _real_json(exact.value)
+                strings.append(SEP.join([ruled(done, mode), text, str(is_exact).lower(), str(exact.rational).lower(),
+                                         exact.special or "None"]))
+        out.append(strings)
     return out
 
 
 def compared(node: Harness, call: str, args: list[Any], units: list[Any], chunk: int,
-             reference: Callable[[list[Any]], list[list[str]]], cases: Callable[[Any], list[str]]) -> int:
+             reference: Callable[[list[Any]], list[list[str]]], cases: Callable[[Any], list[str]],
+             fields: list[str] = FIELDS) -> int:
     """Node's strings of `call(*args, units)` against the reference's, a chunk at a time, each chunk's reference
     worked out while Node works out its own; the number of cases compared (as test_codec_parity.compared)."""
     count = 0
@@ -135,7 +169,7 @@ def compared(node: Harness, call: str, args: list[Any], units: list[Any], chunk:
             shown = differing[:16]
             full = node.call(call, *args, [part[i] for i in shown])
             assert_same([case for i in shown for case in cases(part[i])], [case for i in shown for case in ours[i]],
-                        [case for answer in full for case in answer], FIELDS)
+                        [case for answer in full for case in answer], fields)
             raise AssertionError(f"{len(differing)} of {len(part)} units differ in their digest alone")
         count += sum(map(len, ours))
     return count
@@ -182,7 +216,7 @@ def test_random_fp8_fma_triples_are_as_in_python(node: Harness, format_id: str) 
                 for mode, policy in DETERMINISTIC]
 
     count = compared(node, "patterned", [key(spec), DETERMINISTIC], units, UNITS_CHUNK,
-                     lambda part: patterned_reference(spec, DETERMINISTIC, part), cases)
+                     lambda part: patterned_reference(spec, DETERMINISTIC, part), cases, RULED)
     assert count == FMA_TRIPLES * len(DETERMINISTIC)
 
 
@@ -274,7 +308,7 @@ def _operated(node: Harness, spec: FormatSpec, result_spec: FormatSpec, units: l
                 for mode, policy in COMBOS]
 
     return compared(node, "operated", [key(spec), key(result_spec), COMBOS], units, UNITS_CHUNK,
-                    lambda part: operated_reference(spec, result_spec, COMBOS, part), cases)
+                    lambda part: operated_reference(spec, result_spec, COMBOS, part), cases, RULED)
 
 
 @pytest.mark.slow  # 0.5 to 2.5 s each: 2,000 operations in 12 modes and policies
@@ -301,8 +335,81 @@ def test_every_operation_on_special_values_is_as_in_python(node: Harness, format
     assert _operated(node, spec, spec, units) == len(units) * len(COMBOS)
 
 
+def _refused(check: Callable[..., object], *args: object) -> str:
+    with pytest.raises(InputError) as refused:
+        check(*args)
+    return str(refused.value)
+
+
 @pytest.mark.parametrize("name", ["addition", "", "ADD", "x" * 60, "it's", "\u00e9\U0001f600\x00"])
 def test_unknown_operations_are_refused_with_the_same_sentence(node: Harness, name: str) -> None:
-    with pytest.raises(InputError) as refused:
-        operation(name)
-    assert node.call("refusal", name) == str(refused.value)
+    assert node.call("refusal", "operation", name) == _refused(operation, name)
+
+
+# -- chains ---------------------------------------------------------------------------------------------------------
+
+
+def random_chains(spec: FormatSpec, rng: random.Random, count: int) -> list[tuple[str, list[Any], str]]:
+    """Chains of 1 to MAX_STEPS steps (mostly short) from random values and specials, each with a seed."""
+    edge = specials(spec)
+
+    def value() -> str:
+        return rng.choice(edge) if rng.random() < 0.1 else text_of(_random_value(spec, rng))
+
+    units = []
+    for _ in range(count):
+        length = rng.choice((1, 2, 3, 5, 8, rng.randint(1, MAX_STEPS)))
+        steps = [(op, None if op == "sqrt" else value()) for op in rng.choices(CHAIN_OPERATIONS, k=length)]
+        units.append((value(), steps, seed_text(rng)))
+    return units
+
+
+CHAIN_PAIRS = [("float16", "float16"), ("bfloat16", "bfloat16"), ("float32", "float32"), ("float64", "float64"),
+               ("float8_e4m3fn", "float8_e4m3fn"), ("float8_e5m2", "float8_e5m2"), ("float16", "float32"),
+               ("float8_e4m3fn", "float16"), ("float32", "bfloat16"), ("int8", "int8"), ("nf4", "nf4"),
+               ("float4_e2m1fn", "float4_e2m1fn")]
+
+
+@pytest.mark.parametrize(("format_id", "result_id"), [
+    pytest.param(a, b, marks=[] if a in ("float16", "float8_e4m3fn") and a == b else [pytest.mark.slow],
+                 id=f"{a}-to-{b}") for a, b in CHAIN_PAIRS])
+def test_random_chains_run_as_in_python(node: Harness, format_id: str, result_id: str) -> None:
+    """Each step's operands, result, exact value, flags and rule, and the exact chain after it, in every mode (the
+    stochastic one seeded: one generator for the start, then each step's operand and result) and policy."""
+    spec, result_spec = _spec(format_id), _spec(result_id)
+    units = random_chains(spec, random.Random(zlib.crc32(f"{format_id} {result_id}".encode())), CHAINS)
+
+    def cases(unit: tuple[str, list[Any], str]) -> list[str]:
+        start, steps, seed = unit
+        names = [f"{start[:30]} then {op} {operand and operand[:30]}" for op, operand in steps]
+        return [f"{format_id}->{result_id} chain {name} {mode} {policy} seed {seed}"
+                for mode, policy in COMBOS for name in ["start", *names]]
+
+    count = compared(node, "chains", [key(spec), key(result_spec), COMBOS], units, CHAINS_CHUNK,
+                     lambda part: chains_reference(spec, result_spec, COMBOS, part), cases, [])
+    assert count == sum(1 + len(steps) for _, steps, _ in units) * len(COMBOS)
+
+
+@pytest.mark.parametrize("text", ["add:0.1", " mul : 3 ", "sqrt", "sqrt:2", "add", "fma:1", "dot:1", "add:0x3c00",
+                                  "add:abc", "div:1/3", "sub:-inf", "add:1:2", "\u3000sqrt\u3000", "\x1cadd:1",
+                                  "Add:1", ":1", ""])
+def test_chain_steps_are_read_and_refused_as_in_python(node: Harness, text: str) -> None:
+    try:
+        step = parse_chain_step(text)
+        ours = f"{step.op} {'None' if step.operand is None else ' '.join(map(str, _real_json(step.operand)))}"
+        ours = ours.replace("True", "true").replace("False", "false")
+    except InputError as refusal:
+        ours = str(refusal)
+    assert node.call("refusal", "chainStep", text) == ours
+
+
+def test_a_chain_too_long_is_refused_with_the_same_sentence(node: Harness) -> None:
+    spec = SPECS["float16"]
+    for length in (MAX_STEPS, MAX_STEPS + 1):
+        steps = [("add", "1")] * length
+        try:
+            ours = run_chain(Real.of(1), tuple(chain_step(op, parse_value(t)) for op, t in steps), spec)
+            expected = ours.result.encoding.hex
+        except InputError as refusal:
+            expected = str(refusal)
+        assert node.call("refusal", "chain", "1", steps, key(spec)) == expected
