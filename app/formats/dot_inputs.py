@@ -11,7 +11,7 @@ from fractions import Fraction
 import numpy as np
 
 from app.formats.codec import encode
-from app.formats.dot_product import MAX_DOT_LENGTH, DotInputError, checked_format
+from app.formats.dot_product import MAX_DOT_LENGTH, DotInputError, checked_dot_format
 from app.formats.exact import Real
 from app.formats.parse import parse_number
 from app.formats.registry import FORMATS
@@ -19,8 +19,8 @@ from app.formats.vector import round_to_format
 from app.messages import N_
 from app.refusal import Refusal, quoted
 
-__all__ = ["DOT_DISTRIBUTIONS", "MAX_DOT_SEED", "MAX_VECTOR_TEXT", "Stored", "drawn_vectors", "parse_dot_setting",
-           "parse_items", "parse_vector", "stored_vector", "vectors"]
+__all__ = ["DOT_DISTRIBUTIONS", "MAX_DOT_SEED", "MAX_VECTOR_TEXT", "StoredVector", "drawn_vectors", "parse_dot_setting",
+           "parse_vector_items", "parse_vector", "stored_vector", "vectors"]
 
 DOT_DISTRIBUTIONS = {
     "normal": N_("Normal (mean 0, standard deviation 1)"),
@@ -35,7 +35,7 @@ _SEPARATORS = re.compile(r"[,;\s]+")
 
 
 @dataclass(frozen=True)
-class Stored:
+class StoredVector:
     """A vector stored in the format: whole numbers of its smallest subnormal, and what storing changed."""
 
     units: tuple[int, ...]
@@ -66,10 +66,10 @@ def parse_vector(text: str, name: str) -> list[Real]:
     if len(items) > MAX_DOT_LENGTH:
         raise DotInputError(template=N_("Vector %(name)s has %(count)s numbers; at most %(most)s are taken."),
                             params={"name": name, "count": str(len(items)), "most": str(MAX_DOT_LENGTH)})
-    return parse_items(items, name)
+    return parse_vector_items(items, name)
 
 
-def parse_items(items: list[str], name: str) -> list[Real]:
+def parse_vector_items(items: list[str], name: str) -> list[Real]:
     """A vector's numbers, one string each, finite."""
     values = []
     for position, item in enumerate(items, 1):
@@ -93,9 +93,9 @@ def _smallest_exponent(format_id: str) -> int:
     return spec.emin - spec.mantissa_bits
 
 
-def stored_vector(values: list[Real], format_id: str) -> Stored:
+def stored_vector(values: list[Real], format_id: str) -> StoredVector:
     """Typed values stored in the format, one exact encode each."""
-    checked_format(format_id)
+    checked_dot_format(format_id)
     spec, scale = FORMATS[format_id], Fraction(2) ** -_smallest_exponent(format_id)
     units, clamped, zeroed = [], 0, 0
     for value in values:
@@ -104,7 +104,7 @@ def stored_vector(values: list[Real], format_id: str) -> Stored:
         units.append(x.numerator)
         clamped += stored.overflowed
         zeroed += x == 0 and not value.is_zero
-    return Stored(tuple(units), clamped, zeroed)
+    return StoredVector(tuple(units), clamped, zeroed)
 
 
 def _draw(rng: np.random.Generator, distribution: str, n: int) -> np.ndarray:
@@ -119,9 +119,9 @@ def _draw(rng: np.random.Generator, distribution: str, n: int) -> np.ndarray:
     return x
 
 
-def drawn_vectors(format_id: str, distribution: str, n: int, seed: int) -> tuple[Stored, Stored]:
+def drawn_vectors(format_id: str, distribution: str, n: int, seed: int) -> tuple[StoredVector, StoredVector]:
     """Two vectors of n values drawn with numpy's default generator from `seed` (a, then b), stored in the format."""
-    checked_format(format_id)
+    checked_dot_format(format_id)
     if distribution not in DOT_DISTRIBUTIONS:
         raise DotInputError(template=N_("%(input)s is not a distribution here; choose from %(known)s."),
                             params={"input": quoted(distribution[:40]), "known": ", ".join(DOT_DISTRIBUTIONS)})
@@ -134,13 +134,13 @@ def drawn_vectors(format_id: str, distribution: str, n: int, seed: int) -> tuple
     for drawn in (_draw(rng, distribution, n), _draw(rng, distribution, n)):
         stored = round_to_format(drawn, spec, saturate=True).astype(np.float64)
         units = tuple(int(v) for v in np.ldexp(stored, shift).tolist())  # exact: whole numbers below 2^278
-        out.append(Stored(units, int(np.count_nonzero(np.abs(drawn) > float(spec.max))),
+        out.append(StoredVector(units, int(np.count_nonzero(np.abs(drawn) > float(spec.max))),
                           int(np.count_nonzero((stored == 0) & (drawn != 0)))))
     return out[0], out[1]
 
 
 def vectors(format_id: str, a: list[Real] | None, b: list[Real] | None, distribution: str, n: int,
-            seed: int) -> tuple[Stored, Stored]:
+            seed: int) -> tuple[StoredVector, StoredVector]:
     """Both vectors typed, stored in the format; or neither, drawn."""
     if a is None and b is None:
         return drawn_vectors(format_id, distribution, n, seed)

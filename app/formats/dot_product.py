@@ -33,7 +33,7 @@ from app.messages import N_
 from app.refusal import Refusal, quoted
 
 __all__ = ["DEFAULT_PROMOTE_EVERY", "DOT_FORMATS", "DOT_METHODS", "MAX_DOT_LENGTH", "DotInputError", "DotMethodResult",
-           "DotProduct", "chart_counts", "checked_format", "checked_method", "dot_methods_for", "dot_product",
+           "DotProduct", "chart_counts", "checked_dot_format", "checked_dot_method", "dot_methods_for", "dot_product",
            "fused_running", "kahan_running", "output_grid", "product_unit", "sequential_running"]
 
 DOT_FORMATS = ("float8_e4m3fn", "float8_e5m2", "float16", "bfloat16", "tfloat32", "float32")
@@ -55,7 +55,7 @@ class DotInputError(Refusal):
     """A dot product the lab cannot compute as asked: an unknown format or method, or settings out of range."""
 
 
-def checked_format(format_id: str) -> str:
+def checked_dot_format(format_id: str) -> str:
     """The format, when the dot product takes it."""
     if format_id not in DOT_FORMATS:
         raise DotInputError(template=N_("%(input)s is not a format for the dot product; choose one of %(formats)s."),
@@ -63,7 +63,7 @@ def checked_format(format_id: str) -> str:
     return format_id
 
 
-def checked_method(method: str, format_id: str) -> str:
+def checked_dot_method(method: str, format_id: str) -> str:
     """The method, when it is one and takes the format."""
     if method not in DOT_METHODS:
         raise DotInputError(template=N_("%(input)s is not a dot-product method; choose from %(methods)s."),
@@ -233,7 +233,7 @@ def _result(method: str, format_id: str, at_counts: list[Value], exact_at: list[
 def dot_product(format_id: str, a: Sequence[int], b: Sequence[int], methods: Sequence[str],
                 promote_every: int = DEFAULT_PROMOTE_EVERY) -> DotProduct:
     """The figure for two stored vectors, each element a whole number of the format's smallest subnormal."""
-    checked_format(format_id)
+    checked_dot_format(format_id)
     if len(a) != len(b):
         raise DotInputError(template=N_("Vector a has %(a)s numbers and vector b %(b)s; a dot product needs as many "
                                         "in each."), params={"a": str(len(a)), "b": str(len(b))})
@@ -244,7 +244,7 @@ def dot_product(format_id: str, a: Sequence[int], b: Sequence[int], methods: Seq
         raise DotInputError(template=N_("promote_every must be a whole number from 1 to %(most)s; %(input)s is not."),
                             params={"most": str(MAX_DOT_LENGTH), "input": str(promote_every)})
     for method in methods:
-        checked_method(method, format_id)
+        checked_dot_method(method, format_id)
     unit = product_unit(format_id)
     products = tuple(x * y for x, y in zip(a, b, strict=True))
     counts = chart_counts(len(products))

@@ -18,7 +18,7 @@ from app.formats.dot_product import (
     NARROW,
     DotInputError,
     DotProduct,
-    checked_method,
+    checked_dot_method,
     fused_running,
     kahan_running,
     output_grid,
@@ -114,7 +114,8 @@ def _rounded_step(figure: DotProduct, method: str, step: int) -> StepBits:
     terms = ((_bits(total, "accumulator", None, total, top, bottom, unit),) if step > 1 else ()) + (
         _bits(addend, role, step, addend, top, bottom, unit),)
     return StepBits(method, step, "rounded_sum", step, step, top, top - bottom + 1, cut, terms, real(exact, unit),
-                    _bits(exact, "sum", None, exact, top, bottom, unit), real(result, unit), _bits(result, "accumulator", None, result, top, bottom, unit),
+                    _bits(exact, "sum", None, exact, top, bottom, unit), real(result, unit),
+                    _bits(result, "accumulator", None, result, top, bottom, unit),
                     real(add(exact, -result) if not isinstance(result, float) else result, unit), None)
 
 
@@ -158,7 +159,7 @@ def _block_step(figure: DotProduct, method: str, step: int) -> StepBits:
 def step_bits(figure: DotProduct, method: str, step: int) -> StepBits | None:
     """The bits of step `step` (1-based: the step that adds element `step`) of one method of the figure; None for
     pairwise summation."""
-    checked_method(method, figure.format_id)
+    checked_dot_method(method, figure.format_id)
     if not 1 <= step <= figure.n:
         raise DotInputError(template=N_("step runs from 1 to %(n)s, the length of the vectors; %(input)s is not."),
                             params={"n": str(figure.n), "input": str(step)})

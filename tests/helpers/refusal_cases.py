@@ -8,7 +8,19 @@ from fractions import Fraction
 
 import numpy as np
 
-from app.formats import block_inputs, codec, custom, parse, registry, rounding, summation, vector
+from app.formats import (
+    block_inputs,
+    codec,
+    custom,
+    dot_inputs,
+    dot_steps,
+    parse,
+    registry,
+    rounding,
+    summation,
+    vector,
+)
+from app.formats.dot_product import checked_dot_format, checked_dot_method, dot_product
 from app.formats.registry import FORMATS
 
 F16 = FORMATS["float16"]
@@ -145,4 +157,40 @@ CASES = [
     ('not_summed', lambda: summation.summable("nf4x"),
      "'nf4x' is not a format summed here; choose one of float64, float32, float16, bfloat16, float8_e4m3fn, "
      'float8_e5m2.'),
+    ('dot_format', lambda: checked_dot_format("float64"),
+     "'float64' is not a format for the dot product; choose one of float8_e4m3fn, float8_e5m2, float16, bfloat16, "
+     'tfloat32, float32.'),
+    ('dot_method', lambda: checked_dot_method("sorted", "float16"),
+     "'sorted' is not a dot-product method; choose from input_format, fp32, promoted, pairwise, kahan, v100, a100, "
+     'h100, b200.'),
+    ('dot_method_format', lambda: checked_dot_method("v100", "bfloat16"),
+     "'v100' does not take bfloat16; for bfloat16 choose from input_format, fp32, promoted, pairwise, kahan, a100, "
+     'h100, b200.'),
+    ('dot_lengths', lambda: dot_product("float16", [1, 2], [1], ["fp32"]),
+     'Vector a has 2 numbers and vector b 1; a dot product needs as many in each.'),
+    ('dot_too_long', lambda: dot_product("float16", [1] * 4097, [1] * 4097, ["fp32"]),
+     'The vectors have 4097 numbers each; from 1 to 4096 are taken.'),
+    ('dot_promote_every', lambda: dot_product("float16", [1], [1], ["promoted"], 0),
+     'promote_every must be a whole number from 1 to 4096; 0 is not.'),
+    ('dot_step', lambda: dot_steps.step_bits(dot_product("float16", [1], [1], ["fp32"]), "fp32", 2),
+     'step runs from 1 to 1, the length of the vectors; 2 is not.'),
+    ('dot_setting', lambda: dot_inputs.parse_dot_setting("x", "seed", 0, 9),
+     "seed must be a whole number from 0 to 9; 'x' is not."),
+    ('dot_vector_text', lambda: dot_inputs.parse_vector("1" * 262145, "a"),
+     'Vector a is 262145 characters long; at most 262144 are read.'),
+    ('dot_vector_empty', lambda: dot_inputs.parse_vector(" , ", "b"),
+     'Vector b is empty; type numbers separated by commas or spaces.'),
+    ('dot_vector_count', lambda: dot_inputs.parse_vector("1 " * 4097, "a"),
+     'Vector a has 4097 numbers; at most 4096 are taken.'),
+    ('dot_vector_item', lambda: dot_inputs.parse_vector("1 x", "a"),
+     "Number 2 of vector a, 'x', is not a number; write decimals such as 0.5 or -1.25e-3, hex floats such as "
+     '0x1.8p-3, or fractions such as 1/3.'),
+    ('dot_vector_finite', lambda: dot_inputs.parse_vector("inf", "b"),
+     "Number 1 of vector b is 'inf'; a dot product here takes finite numbers only."),
+    ('dot_distribution', lambda: dot_inputs.drawn_vectors("float16", "cauchy", 4, 0),
+     "'cauchy' is not a distribution here; choose from normal, uniform, lognormal, outliers."),
+    ('dot_draw_range', lambda: dot_inputs.drawn_vectors("float16", "normal", 0, 0),
+     'n runs from 1 to 4096 and the seed from 0 to 4294967295.'),
+    ('dot_one_vector', lambda: dot_inputs.vectors("float16", [], None, "normal", 4, 0),
+     'Give both vectors, a and b, or neither to draw them from a distribution.'),
 ]

@@ -8,8 +8,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from app.deps import rate_limited
-from app.formats import Real
-from app.formats.dot_inputs import parse_items
+from app.formats import Real, parse_vector_items
 from app.web.dot.figure import answer, compute
 from app.web.dot.schemas import DotAnswer, DotRequest
 from app.web.platform.schemas import UNREADABLE_BODY, refused
@@ -19,7 +18,9 @@ router = APIRouter(prefix="/api", tags=["dot product"])
 
 def _reals(values: list[float | str] | None, name: str) -> list[Real] | None:
     """A vector as typed: a JSON number is read as the decimal it is written as (repr gives it back)."""
-    return None if values is None else parse_items([repr(v) if isinstance(v, float) else v for v in values], name)
+    if values is None:
+        return None
+    return parse_vector_items([repr(v) if isinstance(v, float) else v for v in values], name)
 
 
 @router.post(

@@ -13,14 +13,15 @@ from app.formats import (
     DotProduct,
     Real,
     StepBits,
+    StoredVector,
     TermBits,
+    checked_dot_format,
+    checked_dot_method,
     dot_methods_for,
     dot_product,
     step_bits,
     vectors,
 )
-from app.formats.dot_inputs import Stored
-from app.formats.dot_product import checked_format, checked_method
 
 
 @dataclass(frozen=True)
@@ -28,8 +29,8 @@ class DotFigure:
     """The computed figure, the stored vectors and the step asked for."""
 
     product: DotProduct
-    a: Stored
-    b: Stored
+    a: StoredVector
+    b: StoredVector
     drawn: bool
     step: StepBits | None
     step_method: str | None
@@ -42,10 +43,10 @@ def _tupled(values: list[Real] | None) -> tuple[Real, ...] | None:
 def compute(format_id: str, a: list[Real] | None, b: list[Real] | None, distribution: str, n: int, seed: int,
             methods: list[str] | None, promote_every: int, step: int | None, step_method: str | None) -> DotFigure:
     """The figure for these settings (all the format's methods when none is named)."""
-    checked_format(format_id)
+    checked_dot_format(format_id)
     chosen = tuple(m for m in dot_methods_for(format_id) if m in methods) if methods else dot_methods_for(format_id)
     for method in methods or ():
-        checked_method(method, format_id)
+        checked_dot_method(method, format_id)
     return _compute(format_id, _tupled(a), _tupled(b), distribution, n, seed, chosen, promote_every, step,
                     step_method)
 
@@ -60,11 +61,11 @@ def _compute(format_id: str, a: tuple[Real, ...] | None, b: tuple[Real, ...] | N
     shown = step_method or methods[0]
     bits = step_bits(product, shown, step) if step is not None else None
     if step is None and step_method is not None:
-        checked_method(step_method, format_id)
+        checked_dot_method(step_method, format_id)
     return DotFigure(product, stored_a, stored_b, a is None, bits, shown if step is not None else None)
 
 
-def stored_values(stored: Stored, format_id: str) -> list[Real]:
+def stored_values(stored: StoredVector, format_id: str) -> list[Real]:
     spec = FORMATS[format_id]
     scale = Fraction(2) ** (spec.emin - spec.mantissa_bits)
     return [Real.of(u * scale) for u in stored.units]
