@@ -13,7 +13,7 @@ import numpy as np
 from app.formats.codec import encode
 from app.formats.dot_product import MAX_DOT_LENGTH, DotInputError, checked_dot_format
 from app.formats.exact import Real
-from app.formats.parse import parse_number
+from app.formats.parse import MAX_INPUT_LENGTH, parse_number
 from app.formats.registry import FORMATS
 from app.formats.vector import round_to_format
 from app.messages import N_
@@ -73,6 +73,11 @@ def parse_vector_items(items: list[str], name: str) -> list[Real]:
     """A vector's numbers, one string each, finite."""
     values = []
     for position, item in enumerate(items, 1):
+        if len(item) > MAX_INPUT_LENGTH:
+            raise DotInputError(template=N_("Number %(position)s of vector %(name)s is %(length)s characters long; at "
+                                            "most %(most)s are read."),
+                                params={"position": str(position), "name": name, "length": str(len(item)),
+                                        "most": str(MAX_INPUT_LENGTH)})
         try:
             value = parse_number(item)
         except Refusal:

@@ -52,7 +52,7 @@ def _app(database: Path) -> FastAPI:
         signing_key=SecretStr(new_seed_text()),
         rate_limit_attempts="1000000/minute",
         rate_limit_verify="1000000/minute",
-        rate_limit_train="1000000/minute", rate_limit_passes="1000000/minute",
+        rate_limit_train="1000000/minute", rate_limit_passes="1000000/minute", rate_limit_sums="1000000/minute",
         train_max_seconds=3600,
     ))
 
@@ -91,11 +91,33 @@ def map_case(ctx: HookContext, case: schemathesis.Case) -> schemathesis.Case:
     width = _width(case)
     if width is not None and isinstance(case.query, dict) and (bits := _within(case.query.get("bits"), width)):
         case.query = {**case.query, "bits": bits}
+    if case.operation.path == DOT and isinstance(case.body, dict):
+        case.body = _dot_within(case.body)
     if case.operation.path == TRAINING and isinstance(case.body, dict):
         case.body = {**case.body, **{name: most for name, most in QUICK_RUN.items()
                                      if type(case.body.get(name)) in (int, float)
                                      and most < case.body[name] <= LIMITS[name][1]}}
     return case
+
+
+DOT = "/api/dot"  # both vectors or neither, as many numbers in each, and a step within their length
+
+
+def _dot_within(body: dict[str, Any]) -> dict[str, Any]:
+    """A dot product's body with its vectors paired (the shorter one's length, or the one given twice) and its step
+    at most their length; what is not a list or a plain number is left as it is."""
+    a, b = body.get("a"), body.get("b")
+    if isinstance(a, list) and isinstance(b, list) and a and b:
+        a, b = a[:len(b)], b[:len(a)]
+    elif isinstance(a, list) and b is None:
+        b = a
+    elif isinstance(b, list) and a is None:
+        a = b
+    body = {**body, "a": a, "b": b} if isinstance(a, list) and isinstance(b, list) else body
+    length = len(a) if isinstance(a, list) else body.get("n", 256)
+    if type(body.get("step")) is int and type(length) is int and length >= 1 and body["step"] > length:
+        body = {**body, "step": length}
+    return body
 
 
 def _whole(value: Any) -> int | None:

@@ -185,6 +185,8 @@ CASES = [
     ('dot_vector_item', lambda: dot_inputs.parse_vector("1 x", "a"),
      "Number 2 of vector a, 'x', is not a number; write decimals such as 0.5 or -1.25e-3, hex floats such as "
      '0x1.8p-3, or fractions such as 1/3.'),
+    ('dot_vector_item_length', lambda: dot_inputs.parse_vector_items(["1", "2" * 1101], "a"),
+     'Number 2 of vector a is 1101 characters long; at most 1100 are read.'),
     ('dot_vector_finite', lambda: dot_inputs.parse_vector("inf", "b"),
      "Number 1 of vector b is 'inf'; a dot product here takes finite numbers only."),
     ('dot_distribution', lambda: dot_inputs.drawn_vectors("float16", "cauchy", 4, 0),

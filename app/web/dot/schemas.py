@@ -13,6 +13,7 @@ from app.formats import (
     DOT_METHODS,
     MAX_DOT_LENGTH,
     MAX_DOT_SEED,
+    MAX_INPUT_LENGTH,
     VALUE_PATTERN,
     dot_methods_for,
 )
@@ -22,7 +23,8 @@ from app.web.platform.schemas import number, one_of, stated, whole
 FINITE_PATTERN = VALUE_PATTERN.replace("inf|infinity|nan|", "", 1)
 DOUBLE_MAX = 1.7976931348623157e308
 Typed = Annotated[Annotated[float, Strict()] | str, stated({"anyOf": [number(-DOUBLE_MAX, DOUBLE_MAX),
-                                                 {"type": "string", "pattern": FINITE_PATTERN}]})]
+                                                 {"type": "string", "pattern": FINITE_PATTERN,
+                                                  "maxLength": MAX_INPUT_LENGTH}]})]
 
 
 def _methods_take_the_format() -> dict[str, Any]:
