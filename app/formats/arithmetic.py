@@ -187,7 +187,9 @@ def raised(exact: Exact, result: Rounded, rounding: Rounding) -> tuple[Flag, ...
         flags.add("invalid")
     if exact.special == "divide_by_zero":
         flags.add("divide_by_zero")
-    if value.is_finite:
+    if has_no_value(exact, result):
+        flags.add("invalid")
+    elif value.is_finite:
         inexact = not stored.is_finite or stored.fraction != value.fraction or not exact.rational
         if result.overflowed:
             flags |= {"overflow", "inexact"}
@@ -196,6 +198,12 @@ def raised(exact: Exact, result: Rounded, rounding: Rounding) -> tuple[Flag, ...
             if _tiny(value, result.encoding.format, rounding):
                 flags.add("underflow")
     return tuple(f for f in cast(tuple[Flag, ...], FLAGS) if f in flags)
+
+
+def has_no_value(exact: Exact, result: Rounded) -> bool:
+    """Whether a result that is a number (or an infinity) is stored as NaN for want of a value, not by overflow:
+    E8M0's zero and negatives, an infinity in a format without one. IEEE 754 calls a NaN from numbers invalid."""
+    return result.encoding.value.kind == "nan" and exact.value.kind != "nan" and not result.overflowed
 
 
 def _tiny(value: Real, spec: FormatSpec, rounding: Rounding) -> bool:

@@ -3,7 +3,7 @@ the rounding between two neighbours, or an exact result. A Phrase: English as a 
 
 from __future__ import annotations
 
-from app.formats.arithmetic import Operated
+from app.formats.arithmetic import Operated, has_no_value
 from app.formats.exact import Real, rounded_decimal
 from app.formats.neighbours import next_down, next_up
 from app.messages import N_, Phrase
@@ -44,6 +44,8 @@ def rule(done: Operated, rounding: str) -> Phrase:
     names = {"name": spec.name, "exact": short(exact.value), "stored": short(stored)}
     if exact.special:
         return Phrase(SPECIAL_RULES[exact.special])
+    if has_no_value(exact, result):
+        return Phrase(N_("%(exact)s has no value in %(name)s: it is stored as NaN (invalid operation)."), names)
     if exact.value.kind == "inf":
         return Phrase(N_("An infinite operand gives an infinite result, stored as %(stored)s."), names)
     if result.overflowed:

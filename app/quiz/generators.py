@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from app.formats import Real, encode, next_up
+from app.quiz.arithmetic_questions import ARITHMETIC_GENERATORS
 from app.quiz.generator_params import (
     PREFIX,
     Decades,
@@ -268,5 +269,6 @@ GENERATORS: dict[str, Generator] = {
         Generator("underflow", lambda rng: sample_value(rng, _UNDERFLOW, signed=False), _underflow),
         Generator("stored", lambda rng: sample_value(rng, _STORED, signed=False), _stored),
         Generator("overflow", lambda rng: sample_value(rng, _OVERFLOW, signed=True, all_digits=True), _overflow),
+        *(Generator(name, sample, build) for name, sample, build in ARITHMETIC_GENERATORS),
     )
 }

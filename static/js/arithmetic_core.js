@@ -165,7 +165,9 @@ export function raised(exact, result, rounding) {
   const value = exact.value, stored = result.encoding.value, flags = new Set();
   if (INVALID.includes(exact.special)) flags.add("invalid");
   if (exact.special === "divide_by_zero") flags.add("divide_by_zero");
-  if (value.kind === "finite") {
+  if (hasNoValue(exact, result)) {
+    flags.add("invalid");
+  } else if (value.kind === "finite") {
     const inexact = stored.kind !== "finite" || compare(signed(stored), signed(value)) !== 0 || !exact.rational;
     if (result.overflowed) {
       flags.add("overflow").add("inexact");
@@ -176,6 +178,11 @@ export function raised(exact, result, rounding) {
   }
   return FLAGS.filter((f) => flags.has(f));
 }
+
+/** Whether a result that is a number (or an infinity) is stored as NaN for want of a value, not by overflow
+ * (has_no_value): E8M0's zero and negatives, an infinity in a format without one. */
+export const hasNoValue = (exact, result) => result.encoding.value.kind === "nan" && exact.value.kind !== "nan"
+  && !result.overflowed;
 
 /** IEEE 754's tininess after rounding: a nonzero value that, rounded with the format's precision but no bound on
  * its exponent, is below the smallest normal. Under stochastic rounding, which IEEE 754 does not define, tininess

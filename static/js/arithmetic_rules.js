@@ -3,6 +3,7 @@
 // rounding between two neighbours, or an exact result. A Phrase of words.js: English as a string, said in the
 // page's language.
 
+import { hasNoValue } from "./arithmetic_core.js";
 import { nextDown, nextUp } from "./codec_decode.js";
 import { exactString, ofFraction, signed } from "./codec_values.js";
 import { compare, layout, roundedDigits } from "./exact.js";
@@ -39,6 +40,9 @@ export function rule(done, rounding) {
   const { exact, result } = done, spec = result.encoding.spec, stored = result.encoding.value;
   const names = { name: spec.name, exact: short(exact.value), stored: short(stored) };
   if (exact.special) return new Phrase(SPECIAL_RULES[exact.special]);
+  if (hasNoValue(exact, result)) {
+    return new Phrase("%(exact)s has no value in %(name)s: it is stored as NaN (invalid operation).", names);
+  }
   if (exact.value.kind === "inf") {
     return new Phrase("An infinite operand gives an infinite result, stored as %(stored)s.", names);
   }

@@ -13,3 +13,11 @@ export function visualiseUrl(id, { value, bits, rounding, overflow, seed, prefix
   const params = query.filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => `${k}=${quote(String(v))}`);
   return `${prefix}/visualise/${id}${params.length ? `?${params.join("&")}` : ""}`;
 }
+
+/** arithmetic.present.arithmetic_url: the lab with this state, choices at their defaults and empty fields left out. */
+export function arithmeticUrl(prefix, pairs) {
+  const defaults = { rounding: "nearest_even", overflow: "format_default" };
+  const params = pairs.filter(([k, v]) => v !== null && v !== undefined && v !== "" && v !== defaults[k])
+    .map(([k, v]) => `${k}=${quote(String(v))}`);
+  return `${prefix}/arithmetic${params.length ? `?${params.join("&")}` : ""}`;
+}

@@ -4,7 +4,7 @@
 
 import { nextDown, nextUp, realText, shown, stochasticOdds, ulp } from "./codec.js";
 import { fractionText } from "./exact.js";
-import { visualiseUrl } from "./urls.js";
+import { arithmeticUrl, visualiseUrl } from "./urls.js";
 import { placeLevels, placeValue, typedLevel } from "./visualiser_line.js";
 import { setAttr, setNum, setText, showVariants } from "./view_slots.js";
 import { say } from "./words.js";
@@ -138,6 +138,10 @@ export function fill(view, { enc, result, links, carried }) {
   }
   if (c.kind === "codebook") placeLevels(root, c, enc, typedX);
   else placeValue(root, spec.line, enc);
+  setAttr(root.querySelector("[data-operate]"), "href", arithmeticUrl(links.prefix, [["format", c.id],
+    ...(links.layout ?? []), ["op", "add"], ["a", enc.hex], ["b", "1"], ["rounding", links.rounding],
+    ["overflow", links.overflow], ["seed", links.rounding === "stochastic" && links.seed !== null
+      && links.seed !== undefined ? String(links.seed) : null]]));
   const custom = root.querySelector("[data-custom-layout]");
   if (custom) setAttr(custom, "href", visualiseUrl("custom", { ...links, layout: spec.custom, value: carried }));
 }

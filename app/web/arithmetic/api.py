@@ -21,7 +21,8 @@ FORMAT_DOC = ("a scalar format id from GET /api/formats (float16, bfloat16, floa
 OperandFormat = Annotated[str, Query(alias="format", description=FORMAT_DOC, min_length=1)]
 ResultFormat = Annotated[str | None, Query(description="the result's format, as format; by default the operands'. "
                                                        "FP16 × FP16 → float32 is exact; → float16 is not")]
-Operand = Annotated[str | None, Query(description=VALUE_DOC)]
+OPERAND_DOC = VALUE_DOC + ", or a bit pattern of the operands' format (0x3c00, 0b…) for the value it holds"
+Operand = Annotated[str | None, Query(description=OPERAND_DOC)]
 ExponentBits = Annotated[str | None, Query(description="a custom format's exponent bits")]
 MantissaBits = Annotated[str | None, Query(description="a custom format's mantissa bits")]
 Bias = Annotated[str | None, Query(description="a custom format's bias (default IEEE's)")]
@@ -46,7 +47,7 @@ def arithmetic(
     generator of the seed draws for a, b, c, then the result."""
     spec, result_spec = inputs.formats(format_id, result_format, inputs.Layout(exponent_bits, mantissa_bits, bias,
                                                                                 nan_style))
-    values = inputs.operands(op, (a, b, c))
+    values = inputs.operands(op, (a, b, c), spec)
     done = operate(op, values, spec, result_spec, rounding, overflow, seed_value(seed))
     return OperationAnswer.of(done, rounding, overflow)
 
@@ -66,6 +67,6 @@ def arithmetic_chain(
     spec, result_spec = inputs.formats(format_id, result_format, inputs.Layout(exponent_bits, mantissa_bits, bias,
                                                                                 nan_style))
     steps = inputs.chain_steps(step or [])
-    chain = run_chain(inputs.operands("sqrt", (a,))[0], steps, spec, result_spec, rounding, overflow,
+    chain = run_chain(inputs.operands("sqrt", (a,), spec)[0], steps, spec, result_spec, rounding, overflow,
                       seed_value(seed))
     return ChainAnswer.of(chain, rounding, overflow)

@@ -13,10 +13,13 @@ from app.formats import (
     FormatSpec,
     InputError,
     Phrase,
+    RawBits,
     Real,
+    decode,
     operation,
+    parse_bits,
     parse_chain_step,
-    parse_number,
+    parse_value,
 )
 from app.web.platform.catalogs import N_
 from app.web.visualise.inputs import custom_layout, scalar_format
@@ -47,8 +50,9 @@ def formats(format_id: str, result_format: str | None, layout: Layout) -> tuple[
 NAMES = ("a", "b", "c")
 
 
-def operands(op: str, texts: tuple[str | None, ...]) -> tuple[Real, ...]:
-    """The values `op` takes from a, b, c, read; InputError naming the one missing or unreadable."""
+def operands(op: str, texts: tuple[str | None, ...], spec: FormatSpec) -> tuple[Real, ...]:
+    """The values `op` takes from a, b, c, read as the visualiser reads a value: a number, or a bit pattern of the
+    operands' format (0x3c00, 0b…) for the value it holds; InputError naming the one missing or unreadable."""
     needed = ARITY[operation(op)]
     values = []
     for name, text in zip(NAMES[:needed], texts, strict=False):
@@ -56,7 +60,8 @@ def operands(op: str, texts: tuple[str | None, ...]) -> tuple[Real, ...]:
             raise InputError(template=N_("%(op)s needs %(names)s: %(name)s is missing."),
                              params={"op": op, "names": ", ".join(NAMES[:needed]), "name": name})
         try:
-            values.append(parse_number(text))
+            parsed = parse_value(text)
+            values.append(decode(spec, parse_bits(parsed.text, spec)).value if isinstance(parsed, RawBits) else parsed)
         except InputError as error:
             raise InputError(template=N_("%(name)s: %(why)s"), params={"name": name, "why": _why(error)}) from error
     return tuple(values)

@@ -21,6 +21,8 @@ from app.formats import (
     ChainStep,
     FormatSpec,
     InputError,
+    OverflowPolicy,
+    Rounding,
     operate,
     overflow_policy,
     rounding_mode,
@@ -28,6 +30,7 @@ from app.formats import (
 )
 from app.refusal import Refusal
 from app.web.arithmetic import inputs
+from app.web.arithmetic.data import arithmetic_data
 from app.web.arithmetic.lessons import LESSONS, Lesson
 from app.web.arithmetic.present import ChainRow, ResultView, arithmetic_url, chain_rows, result_view
 from app.web.platform.catalogs import N_
@@ -50,10 +53,11 @@ class ArithmeticPage:
     steps: list[str]
     layout: tuple[tuple[str, str], ...]
     prefix: str
-    view: ResultView | None
+    view: ResultView
     chain: list[ChainRow]
-    spec: FormatSpec | None
-    result_spec: FormatSpec | None
+    spec: FormatSpec
+    result_spec: FormatSpec
+    data: str
     lessons: list[tuple[Lesson, str]]
     error: str | None = None
     error_english: bool = False
@@ -78,14 +82,26 @@ def _tape(op: str, b: str | None, steps: list[str]) -> tuple[ChainStep, ...]:
     return inputs.chain_steps([first, *steps])
 
 
+def _figure(spec: FormatSpec, result_spec: FormatSpec, op: str, texts: tuple[str, str, str], steps: list[str],
+            mode: Rounding, policy: OverflowPolicy, seed: int | None, prefix: str) -> tuple[ResultView, list[ChainRow]]:
+    """The operation's figure, and the tape's rows where steps continue it."""
+    operands = inputs.operands(op, tuple(typed_number(t) for t in texts), spec)  # 0,1 on a Turkish page
+    view = result_view(operate(op, operands, spec, result_spec, mode, policy, seed), mode, policy, prefix)
+    if not steps:
+        return view, []
+    tape = run_chain(operands[0], _tape(op, texts[1], [typed_number(s) for s in steps]), spec, result_spec, mode,
+                     policy, seed)
+    return view, chain_rows(tape, mode, policy, prefix)
+
+
 @router.get(PATH, include_in_schema=False)
 @router.get(EMBED_PREFIX + PATH, include_in_schema=False)
 def arithmetic_page(
     request: Request,
     format_id: Annotated[str, Query(alias="format")] = DEFAULTS["format"],
     op: str = DEFAULTS["op"],
-    a: str = DEFAULTS["a"],
-    b: str = DEFAULTS["b"],
+    a: str = "",
+    b: str = "",
     c: str = "",
     result_format: str = "",
     rounding: str = "nearest_even",
@@ -99,31 +115,32 @@ def arithmetic_page(
 ) -> HTMLResponse:
     """The lab; under /embed/ the same page, framed, its links kept in the frame."""
     prefix = link_prefix(request.url.path)
+    if not request.query_params:  # the bare page opens on the source pages' example
+        a, b = DEFAULTS["a"], DEFAULTS["b"]
     steps = [s for s in (step or []) if s.strip()]
     values = {"format": format_id, "op": op, "a": a, "b": b, "c": c, "result_format": result_format,
               "rounding": rounding, "overflow": overflow, "seed": seed}
-    view, chain, spec, result_spec, error, english = None, [], None, None, None, False
+    error, english = None, False
+    layout = inputs.Layout(exponent_bits, mantissa_bits, bias, nan_style)
     try:
         mode, policy = rounding_mode(rounding), overflow_policy(overflow)
-        layout = inputs.Layout(exponent_bits, mantissa_bits, bias, nan_style)
         spec, result_spec = inputs.formats(format_id, result_format or None, layout)
         drawn = seed_value(seed)
         if drawn is None and mode == "stochastic":
             drawn = secrets.randbelow(MAX_SEED + 1)
             values["seed"] = str(drawn)
-        operands = inputs.operands(op, tuple(typed_number(t) for t in (a, b, c)))  # 0,1 on a Turkish page
-        done = operate(op, operands, spec, result_spec, mode, policy, drawn)
-        view = result_view(done, mode, policy, prefix)
-        if steps:
-            tape = run_chain(operands[0], _tape(op, b, [typed_number(s) for s in steps]), spec, result_spec, mode,
-                             policy, drawn)
-            chain = chain_rows(tape, mode, policy, prefix)
+        view, chain = _figure(spec, result_spec, op, (a, b, c), steps, mode, policy, drawn, prefix)
     except Refusal as refused:
+        # The sentence, and the figure of the defaults hidden beneath it: the browser's script fills it in as soon
+        # as the visitor types something it can read.
         error = refusal_sentence(refused)
         english = error == str(refused)
+        spec = result_spec = inputs.formats(DEFAULTS["format"], None, inputs.Layout())[0]
+        view, chain = _figure(spec, spec, DEFAULTS["op"], (DEFAULTS["a"], DEFAULTS["b"], ""), [], "nearest_even",
+                              "format_default", None, prefix)
     page = ArithmeticPage(
-        values=values, steps=steps, layout=layout_of(spec) if spec is not None and spec.id == CUSTOM_ID else (),
-        prefix=prefix, view=view, chain=chain, spec=spec, result_spec=result_spec,
+        values=values, steps=steps, layout=layout_of(spec) if spec.id == CUSTOM_ID else (),
+        prefix=prefix, view=view, chain=chain, spec=spec, result_spec=result_spec, data=arithmetic_data(prefix, spec),
         lessons=[(lesson, arithmetic_url(prefix, **lesson.query)) for lesson in LESSONS],
         error=error, error_english=english,
     )

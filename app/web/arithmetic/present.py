@@ -4,14 +4,12 @@ chain's steps, and the lessons' links."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import urlencode
+from urllib.parse import quote
 
 from app.formats import FLAGS, Chain, Exact, Operated, Rounded, rule
 from app.web.arithmetic.schemas import known_json, ulp_error
 from app.web.platform.refusal_sentences import core_text
 from app.web.visualise.present import BitGroup, Shown, bit_groups, relative, shown, visualise_url
-
-ROLE_ORDER = ("sign", "exponent", "mantissa", "integer", "code")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +30,8 @@ class StoredLine:
 class ResultView:
     """One operation as the figure shows it."""
 
-    operands: list[StoredLine]
+    operands: list[StoredLine]  # a, b and c: those the operation takes, and the lines of a kept for the others
+    arity: int
     exact: Shown | None
     exact_is_exact: bool
     result: StoredLine
@@ -40,7 +39,7 @@ class ResultView:
     flags: list[tuple[str, bool]]  # every flag, and whether it was raised
     rule: str
     note: str | None  # the result format's own rule, where the sentence above does not say it (NaN stored as 0, …)
-    roles: list[tuple[str, int]]  # the bit roles the lines show, for the legend
+    roles: set[str]  # the bit roles the lines show, for the legend
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,18 +78,19 @@ def exact_shown(exact: Exact) -> tuple[Shown | None, bool]:
 def result_view(done: Operated, rounding: str, overflow: str, prefix: str) -> ResultView:
     operands = [stored_line(o, rounding, overflow, prefix, shown(o.input, limit=40, digits=17))
                 for o in done.operands]
+    arity = len(operands)
+    operands += [operands[0]] * (3 - arity)  # the lines an operation does not take, hidden: a script may need them
     exact, is_exact = exact_shown(done.exact)
     ulps = ulp_error(done.result)
     result = stored_line(done.result, rounding, overflow, prefix)
     return ResultView(
-        operands=operands, exact=exact, exact_is_exact=is_exact,
+        operands=operands, arity=arity, exact=exact, exact_is_exact=is_exact,
         result=result,
         ulp_error="—" if ulps is None else ("0" if ulps == 0 else f"{ulps:+.3g}"),
         flags=[(flag, flag in done.flags) for flag in FLAGS], rule=core_text(rule(done, rounding)),
         note=core_text(done.result.note) if done.result.note and not (
             done.result.overflowed or done.result.underflowed) else None,
-        roles=[(role, 0) for role in ROLE_ORDER if any(g.role == role for line in (*operands, result)
-                                                       for g in line.groups)],
+        roles={g.role for line in (*operands[:arity], result) for g in line.groups},
     )
 
 
@@ -108,8 +108,9 @@ def chain_rows(chain: Chain, rounding: str, overflow: str, prefix: str) -> list[
 
 
 def arithmetic_url(prefix: str = "", **query: str | list[str] | None) -> str:
-    """The lab's URL with this state; empty and default choices left out."""
+    """The lab's URL with this state; empty and default choices left out (static/js/urls.js arithmeticUrl)."""
     defaults = {"rounding": "nearest_even", "overflow": "format_default"}
     pairs = [(name, v) for name, value in query.items() if value not in (None, "", defaults.get(name))
              for v in (value if isinstance(value, list) else [value])]
-    return f"{prefix}/arithmetic" + (f"?{urlencode(pairs)}" if pairs else "")
+    params = "&".join(f"{name}={quote(str(v), safe='')}" for name, v in pairs)
+    return f"{prefix}/arithmetic" + (f"?{params}" if params else "")

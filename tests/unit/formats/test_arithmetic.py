@@ -253,3 +253,17 @@ def test_a_chain_longer_than_its_limit_is_refused():
     steps = tuple(parse_chain_step("add:1") for _ in range(MAX_STEPS + 1))
     with pytest.raises(InputError, match=f"at most {MAX_STEPS} steps"):
         run_chain(parse_number("0"), steps, get_format("float16"))
+
+
+@pytest.mark.parametrize(("op", "values", "fmt"), [
+    ("sub", ("2", "4"), "float8_e8m0fnu"),  # −2: E8M0 has no negatives
+    ("sub", ("4", "4"), "float8_e8m0fnu"),  # 0: nor a zero
+])
+def test_a_number_stored_as_nan_for_want_of_a_value_is_invalid(op, values, fmt):
+    done = operate(op, tuple(map(parse_number, values)), get_format(fmt))
+    assert done.result.encoding.value.kind == "nan" and done.flags == ("invalid",)
+
+
+def test_an_infinity_in_a_format_without_one_is_invalid():
+    done = operate("div", (parse_number("1"), parse_number("0")), get_format("float16"), get_format("float8_e4m3fn"))
+    assert done.result.encoding.value.kind == "nan" and done.flags == ("invalid", "divide_by_zero")

@@ -45,3 +45,8 @@ def test_the_rounding_mode_is_named_and_decides():
 def test_a_long_exact_value_is_shortened_and_said_to_be():
     said = _said("mul", "0.1", "0.1", fmt="float64")
     assert said.startswith("≈0.010000000000000001 lies between the FP64 (double) values")
+
+
+def test_a_number_with_no_value_in_the_format_says_so():
+    assert _said("sub", "2", "4", fmt="float8_e8m0fnu") == ("-2 has no value in E8M0 (MX scale): it is stored as NaN "
+                                                            "(invalid operation).")

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 
+import ml_dtypes
+import numpy as np
 import pytest
 
 from app.formats import decode, encode, get_format, next_up, parse_number
-from app.quiz import GENERATORS, BitPattern, Numeric, SingleChoice, UnknownQuestion, grade
+from app.quiz import GENERATORS, BitPattern, MultipleSelect, Numeric, SingleChoice, UnknownQuestion, grade
 from app.quiz.generators import generate, generated_question
 
 SEEDS = range(40)
@@ -32,6 +35,8 @@ def test_the_right_answer_grades_as_correct(name: str) -> None:
     for question in _drawn(name):
         if isinstance(question, SingleChoice):
             answer: object = min(question.answers)
+        elif isinstance(question, MultipleSelect):
+            answer = sorted(question.answers)
         elif isinstance(question, Numeric):
             answer = str(question.answer)  # a fraction such as 7/16, as a person may type it
         else:
@@ -118,13 +123,49 @@ def test_overflow_answers() -> None:
         assert rounded.encoding.value.exact_string() in question.explanation
 
 
+def test_small_addend_answers() -> None:
+    """Against numpy's and ml_dtypes' own addition (float64, exact here, then one cast)."""
+    for question in _drawn("small_addend"):
+        assert isinstance(question, Numeric)
+        format_id, j, k, d = _params(question.id)
+        a, b = 2.0 ** int(j), int(d) * 2.0 ** (int(j) - int(k))
+        dtype = np.float16 if format_id == "float16" else getattr(ml_dtypes, format_id)
+        assert question.answer == Fraction(float(np.float64(a + b).astype(dtype)))
+    drawn = {_params(q.id)[2:] for q in _drawn("small_addend")}
+    assert len(drawn) > 4, "ties, steps and exact sums are all drawn"
+
+
+def test_product_flags_answers() -> None:
+    """The flags picked are IEEE 754's: overflow where ml_dtypes' product is beyond max, inexact where it differs
+    from the exact product, and "none of them" exactly when the product is exact."""
+    for question in _drawn("product_flags"):
+        assert isinstance(question, MultipleSelect)
+        format_id, a, b = _params(question.id)
+        spec = get_format(format_id)
+        x, y = (decode(spec, int(p, 16)).value.fraction for p in (a, b))
+        exact = x * y
+        dtype = np.float16 if format_id == "float16" else getattr(ml_dtypes, format_id)
+        with np.errstate(all="ignore"):
+            stored = float(np.float64(float(exact)).astype(dtype))
+        picked = {question.options[i].text for i in question.answers}
+        beyond = abs(exact) > spec.max and not (stored == stored and abs(Fraction(stored)) <= spec.max)
+        assert ("overflow" in picked) == beyond, question.id
+        exact_here = stored == stored and stored not in (float("inf"), float("-inf")) and Fraction(stored) == exact
+        assert ("none of them" in picked) == exact_here, question.id
+        assert ("inexact" in picked) == (not exact_here), question.id
+    assert {q.options[min(q.answers)].text for q in _drawn("product_flags")} >= {"inexact", "none of them"}
+
+
 BAD_IDS = [
     "", "gen", "gen:", "gen:nothing", "gen:bits", "gen:bits:float16", "gen:bits:float32:0.1",
     "gen:bits:bfloat16:0.10", "gen:bits:bfloat16:1e300", "gen:bits:bfloat16:0.1:more", "gen:max:float16:extra",
     "gen:max:nf4", "gen:decode:float16:0x7c00", "gen:decode:float16:0x3C00", "gen:decode:float16:3c00",
     "gen:next_up:float16:0xbc00", "gen:next_up:float16:0x7bff", "gen:underflow:float16:-1e-8",
     "gen:underflow:float16:1", "gen:stored:float8_e4m3fn:inf", "gen:overflow:float16:3", "gex:max:float16",
-    "fp16-max", "gen:max:float16" + ":" * 200,
+    "fp16-max", "gen:max:float16" + ":" * 200, "gen:small_addend:float16:0:13:1", "gen:small_addend:float16:3:10:1",
+    "gen:small_addend:float16:0:10:2", "gen:small_addend:float16:00:10:1", "gen:small_addend:float32:0:10:1",
+    "gen:product_flags:float16:0x3c00", "gen:product_flags:float16:0x3c00:0x7c00",
+    "gen:product_flags:float16:0x3c00:0x0001", "gen:product_flags:float32:0x3c00:0x3c00",
 ]
 
 

@@ -28,6 +28,7 @@ PAGES = {
     "/embed/compare?value=0.1": "embed.js",
     "/": "languages.js",
     "/learn/mixed-precision-training": "guide.js",
+    "/arithmetic": "arithmetic.js",
 }
 
 

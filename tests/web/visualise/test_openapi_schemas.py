@@ -44,6 +44,8 @@ REFUSALS = {
     ("post", "/api/train"): {400, 422, 429, 503},
     ("get", "/api/memory"): {422},
     ("get", "/api/accumulation"): {422},
+    ("get", "/api/arithmetic"): {404, 414, 422},
+    ("get", "/api/arithmetic/chain"): {404, 414, 422},
     ("post", "/api/quiz/attempts"): {429},
     ("post", "/api/quiz/attempts/{attempt_id}/answers"): {400, 404, 409, 422},
     ("post", "/api/quiz/attempts/{attempt_id}/finish"): {400, 404, 422, 429},
