@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.formats import Encoding, Rounded, decode, next_down, next_up, stochastic_odds, ulp
+from app.web.arithmetic.present import arithmetic_url
 from app.web.blocks.pages import block_url
 from app.web.visualise.codebook_line import LevelLine, level_line
 from app.web.visualise.odds import Odds, odds_shown
@@ -76,9 +77,18 @@ class PatternView:
     line: NumberLine | None
     levels: LevelLine | None
     block_href: str | None
+    operate_href: str  # the arithmetic lab with this pattern as a (static/js/visualiser_fill.js keeps it in step)
     stochastic: bool
     odds: Odds | None
     shows: dict[str, bool]
+
+
+def operate_url(enc: Encoding, links: dict[str, Any]) -> str:
+    """The arithmetic lab, this pattern as a, adding 1, with the page's rounding and overflow (and layout)."""
+    seed = links["seed"] if links["rounding"] == "stochastic" and links["seed"] is not None else None
+    return arithmetic_url(links["prefix"], format=enc.format.id, **dict(links.get("layout") or ()), op="add",
+                          a=enc.hex, b="1", rounding=links["rounding"], overflow=links["overflow"],
+                          seed=None if seed is None else str(seed))
 
 
 def results(enc: Encoding, result: Rounded | None, links: dict[str, Any]) -> PatternView:
@@ -106,6 +116,7 @@ def results(enc: Encoding, result: Rounded | None, links: dict[str, Any]) -> Pat
         line=None if codebook else number_line(enc),
         levels=level_line(enc, result.input if result else None) if codebook else None,
         block_href=block_url(spec.id, prefix=links["prefix"]) if spec.block_size else None,
+        operate_href=operate_url(enc, links),
         stochastic=stochastic,
         odds=odds,
         shows=shows(enc, result, stochastic, odds, neighbours),
