@@ -1,5 +1,4 @@
-"""The dot-product lab's page, /dot, and its htmx fragment. (A framed /embed/dot waits for its entry in the embed
-registry: app/web/embed/pages.py embeddable() and hide.VOCABULARY.)
+"""The dot-product lab's page: /dot (and /embed/dot), and its htmx fragment.
 
 The query string is the whole state: format, a and b (typed, comma or space separated) or distribution, n and seed,
 the methods (`method=` repeated; all that take the format when none is named), promote_every, step and bits (the
@@ -36,7 +35,7 @@ from app.web.platform.catalogs import gettext
 from app.web.platform.decimal_comma import typed_list
 from app.web.platform.page_cache import cached_page
 from app.web.platform.refusal_sentences import refusal_sentence
-from app.web.platform.rendering import link_prefix, render
+from app.web.platform.rendering import EMBED_PREFIX, link_prefix, render
 from app.web.visualise.present import shown
 
 router = APIRouter()
@@ -60,6 +59,7 @@ def _figure(format_id: str, a: str, b: str, distribution: str, n: str, seed: str
 
 
 @router.get(PATH, include_in_schema=False, dependencies=[rate_limited("sums")])
+@router.get(EMBED_PREFIX + PATH, include_in_schema=False, dependencies=[rate_limited("sums")])
 @cached_page()
 def dot_page(
     request: Request,
@@ -74,7 +74,7 @@ def dot_page(
     step: str = "",
     bits: str = "",
 ) -> Response:
-    """The lab's page."""
+    """The lab's page; under /embed/ the same page, framed, its links kept in the frame."""
     methods = method or []
     offered = dot_methods_for(format_id) if format_id in DOT_FORMATS else tuple(DOT_METHODS)
     context: dict[str, Any] = {

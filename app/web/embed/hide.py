@@ -50,6 +50,10 @@ VOCABULARY: dict[str, tuple[Part, ...]] = {
         INTRO, Part("controls", N_("the operation's controls and the tape's steps")),
         Part("lessons", N_("the lessons")), EMBED,
     ),
+    "dot": (
+        INTRO, Part("controls", N_("the vectors, format and method controls")),
+        Part("explain", N_("the explanation of the methods and the tensor-core models")), EMBED,
+    ),
     "accumulation": (
         INTRO, Part("controls", N_("the format, values and method controls")),
         Part("explain", N_("the explanation of the methods")), EMBED,

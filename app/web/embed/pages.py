@@ -105,6 +105,8 @@ def embeddable(path: str, query: str = "") -> Embeddable | None:
         return Embeddable(page, query, N_("mixed-precision training demo"), 900, "train")
     if page == "/arithmetic":
         return Embeddable(page, query, N_("arithmetic lab"), 1100, "arithmetic")
+    if page == "/dot":
+        return Embeddable(page, query, N_("dot-product lab"), 1400, "dot")
     if page == "/learn/accumulation":
         return Embeddable(page, query, N_("accumulation figure"), 1000, "accumulation")
     match = _VISUALISE.fullmatch(page)
