@@ -45,9 +45,9 @@ def result(fig, method: str):
 
 def numpy_loop(a: np.ndarray, b: np.ndarray, dtype) -> list[float]:
     """Every running sum with each product and each partial sum rounded by numpy/ml_dtypes to `dtype`."""
-    products = (a * b).astype(dtype)  # a * b is exact in float64: at most 48 significant bits
     total, out = None, []
     with np.errstate(over="ignore", invalid="ignore"):
+        products = (a * b).astype(dtype)  # a * b is exact in float64: at most 48 significant bits
         for p in products:
             total = p if total is None else dtype.type(total + p)
             out.append(float(total))
@@ -179,3 +179,32 @@ def test_a_block_step_truncates_each_term_at_its_cut_and_rounds_their_sum(step, 
 def test_pairwise_has_no_single_step():
     fig, _, _ = figure("float16", n=16, methods=["pairwise"])
     assert step_bits(fig, "pairwise", 3) is None
+
+
+@pytest.mark.parametrize(("format_id", "special"), [("float8_e4m3fn", "nan"), ("float8_e5m2", "inf")])
+def test_a_product_past_the_formats_largest_overflows_by_its_own_rule(format_id, special):
+    """448 × 448 in E4M3 (no infinity: NaN, as ml_dtypes) and 57344 × 57344 in E5M2 (inf); FP32 keeps both."""
+    one = 2 ** -SMALLEST[format_id]  # 1, in units of the format's smallest subnormal
+    largest = int(FORMATS[format_id].max * one)
+    fig = dot_product(format_id, [largest, largest], [largest, one], ["input_format", "fp32"])
+    own, fp32 = result(fig, "input_format"), result(fig, "fp32")
+    assert own.value.exact_string() == special and own.rel_error is None and own.ulp_error is None
+    assert own.running_error == (None, None)
+    assert fp32.error.fraction == 0  # max² + max needs under 24 bits in both formats: FP32 holds it exactly
+
+
+fp16_bits = st.integers(0, 0x7BFF).map(lambda b: b if b % 2 else b | 0x8000)  # finite FP16, both signs
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(fp16_bits, fp16_bits), min_size=1, max_size=40))
+def test_fp16_input_format_accumulation_is_numpys_float16_loop(pairs):
+    x = np.array([p[0] for p in pairs], dtype=np.uint16).view(np.float16).astype(np.float64)
+    y = np.array([p[1] for p in pairs], dtype=np.uint16).view(np.float16).astype(np.float64)
+    scale = 2.0**24  # FP16's smallest subnormal is 2^-24
+    fig = dot_product("float16", [int(v * scale) for v in x], [int(v * scale) for v in y], ["input_format", "fp32"])
+    expected = numpy_loop(x, y, np.dtype(np.float16))[-1]
+    got = result(fig, "input_format").value.to_float()
+    assert got == expected or (math.isnan(got) and math.isnan(expected))
+    fp32 = float(np.add.accumulate((x * y).astype(np.float32))[-1])
+    assert result(fig, "fp32").value.to_float() == fp32 or math.isnan(fp32)
