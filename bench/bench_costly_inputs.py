@@ -45,12 +45,34 @@ ROUTES = {
     "GET /embed/compare": ("/embed/compare?value={v}", {}),
     "GET /visualise/float64": ("/visualise/float64?value={v}", {}),
     "GET /visualise/bfloat16 (htmx)": ("/visualise/bfloat16?value={v}", {"HX-Request": "true"}),
+    "GET /api/arithmetic float128 a ÷ b": ("/api/arithmetic?format=float128&op=div&a={v}&b={v}", {}),
+    "GET /api/arithmetic float128 √a": ("/api/arithmetic?format=float128&op=sqrt&a={v}", {}),
+    "GET /arithmetic float128 fma": ("/arithmetic?format=float128&op=fma&a={v}&b={v}&c={v}", {}),
+    "GET /arithmetic float128, 6-step tape": ("/arithmetic?format=float128&op=mul&a={v}&b={v}"
+                                              + "&step=div:{v}" * 5, {}),
 }
 QUANTIZE = {
     "16384 values, MXFP4 in 512 blocks": {"format": "mxfp4"},
     "16384 values, NVFP4 in 1024 blocks": {"format": "nvfp4"},
     "16384 values, MXFP8 in 1024 blocks": {"format": "mxfp8_e4m3", "block_size": 16},
     "16384 values, NF4 in 256 blocks": {"format": "nf4"},
+}
+
+
+# The dot-product lab's largest vectors: 4096 elements each, every method, in the widest input format; and the
+# longest numbers the body limit lets through, each a 1088-digit decimal at 10^±100000
+DOT = {
+    "4096 × 2 numbers, float32, all methods": lambda n: {"format": "float32", "a": [((i * 7919 + n) % 20001 - 10000)
+                                                                                   / 37.0 for i in range(4096)],
+                                                        "b": [((i * 104729 + n) % 20001 - 10000) / 91.0
+                                                              for i in range(4096)]},
+    "4096 drawn, bfloat16, all methods": lambda n: {"format": "bfloat16", "n": 4096, "seed": n,
+                                                    "distribution": "outliers"},
+    "220 × 2 1088-digit decimals, float32": lambda n: {"format": "float32",
+                                                      "a": [_value("1088-digit decimal at 10^-100000", n + i)
+                                                            for i in range(220)],
+                                                      "b": [_value("1088-digit decimal at 10^+100000", n + i)
+                                                            for i in range(220)]},
 }
 
 
@@ -82,12 +104,17 @@ async def _measure(base: str) -> list[tuple[str, str, float, set[int]]]:
         ms, statuses = await cpu_ms(lambda n, s=settings: client.request(
             "POST", "/api/blocks/quantize", {"Content-Type": "application/json"}, _quantize_body(s, n)))
         rows.append(("POST /api/blocks/quantize", label, ms, statuses))
+    for label, body in DOT.items():
+        ms, statuses = await cpu_ms(lambda n, b=body: client.request(
+            "POST", "/api/dot", {"Content-Type": "application/json"}, json.dumps(b(n)).encode()))
+        rows.append(("POST /api/dot", label, ms, statuses))
     client.close()
     return rows
 
 
 def main() -> None:
-    env = {f"PRECISION_LAB_RATE_LIMIT_{kind}": UNLIMITED for kind in ("ATTEMPTS", "VERIFY", "TRAIN", "PASSES")}
+    env = {f"PRECISION_LAB_RATE_LIMIT_{kind}": UNLIMITED
+           for kind in ("ATTEMPTS", "VERIFY", "TRAIN", "PASSES", "SUMS")}
     with server(env=env) as base:
         rows = asyncio.run(_measure(base))
     trivial = rows[0][2]

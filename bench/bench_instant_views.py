@@ -26,6 +26,9 @@ CASES = (
     ("keystroke visualiser float64", "/visualise/float64?value=0.1", "key", "[data-stored]"),
     ("keystroke /compare", "/compare?value=0.1", "key", "#compare-table"),
     ("keystroke mxfp4 block", "/visualise/mxfp4?preset=outlier", "block", "[data-block-result]"),
+    ("keystroke /arithmetic float16", "/arithmetic", "key:#ar-a", "[data-arithmetic-result]"),
+    ("keystroke /arithmetic float128 tape", "/arithmetic?format=float128&op=div&a=1&b=3"
+     + "&step=mul:3&step=sqrt" * 15, "key:#ar-a", "[data-arithmetic-result]"),
 )
 
 TIMER = """async ([kind, watched, i]) => {
@@ -37,7 +40,8 @@ TIMER = """async ([kind, watched, i]) => {
     const bits = document.querySelectorAll("[data-bit-grid] [data-bit]");
     bits[1 + (i % (bits.length - 1))].click();
   } else {
-    const box = document.querySelector(kind === "block" ? "#values" : "#value");
+    const box = document.querySelector(kind === "block" ? "#values" : kind.startsWith("key:") ? kind.slice(4)
+      : "#value");
     box.value = kind === "block" ? box.value.replace(/^[^,\\s]+/, String(0.5 + (i + 1) / 64))
       : String(0.1 + (i + 1) / 1000);
     box.dispatchEvent(new Event("input", { bubbles: true }));

@@ -9,6 +9,8 @@ from fractions import Fraction
 import numpy as np
 
 from app.formats import (
+    arithmetic,
+    arithmetic_chain,
     block_inputs,
     codec,
     custom,
@@ -21,6 +23,7 @@ from app.formats import (
     vector,
 )
 from app.formats.dot_product import checked_dot_format, checked_dot_method, dot_product
+from app.formats.exact import Real
 from app.formats.registry import FORMATS
 
 F16 = FORMATS["float16"]
@@ -195,4 +198,13 @@ CASES = [
      'n runs from 1 to 4096 and the seed from 0 to 4294967295.'),
     ('dot_one_vector', lambda: dot_inputs.vectors("float16", [], None, "normal", 4, 0),
      'Give both vectors, a and b, or neither to draw them from a distribution.'),
+    ('operation', lambda: arithmetic.operation("pow"),
+     "Unknown operation 'pow'; choose one of: add, sub, mul, div, sqrt, fma."),
+    ('chain_step_op', lambda: arithmetic_chain.chain_step("fma", None),
+     "A chain's step takes the running value and one operand: add, sub, mul, div, sqrt; fma is not one of them."),
+    ('chain_step_operand', lambda: arithmetic_chain.chain_step("add", None),
+     'Each step of a chain but sqrt needs one operand, as in add:0.1; sqrt takes none.'),
+    ('chain_length', lambda: arithmetic_chain.run_chain(
+        Real.of(0), (arithmetic_chain.ChainStep("add", Real.of(1)),) * 33, F16),
+     'A chain has at most 32 steps; this one has 33.'),
 ]

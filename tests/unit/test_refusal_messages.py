@@ -88,7 +88,8 @@ def test_every_marked_sentence_of_the_formats_core_is_in_the_template():
 # The core's other sentences, marked where defined: the formats' summaries (registry.py), the notes of an encode
 # (codec.py) and a custom layout's summary (custom.py), which pages translate with core_text
 NOT_REFUSALS = {"_encode_float", "_encode_int", "_encode_codebook", "SATURATING", "_STYLE_WORDS", "_BITS", "_float",
-                "SCALAR_FORMATS", "BLOCK_FORMATS", "_FLOAT32", "DOT_METHODS", "DOT_DISTRIBUTIONS", "TENSOR_CORE_WORDS"}
+                "SCALAR_FORMATS", "BLOCK_FORMATS", "_FLOAT32", "DOT_METHODS", "DOT_DISTRIBUTIONS", "TENSOR_CORE_WORDS",
+                "SPECIAL_RULES", "ROUNDING_NAMES", "rule"}
 
 
 def _other_sentences() -> set[str]:
