@@ -20,7 +20,8 @@ from app.formats.exact import Real
 from app.formats.registry import FORMATS
 from app.formats.spec import FormatSpec
 
-__all__ = ["FusedAdder", "Grid", "Rounding", "Value", "add", "fused_add", "grid", "real", "rounded", "units_of"]
+__all__ = ["FusedAdder", "Grid", "Rounding", "Value", "add", "alignment_cut", "fused_add", "fused_output", "grid",
+           "real", "rounded", "truncated", "units_of", "value_exponent"]
 
 Value = int | float  # an int counts units of 2^unit; a float is only ever inf, -inf or nan
 Rounding = Literal["nearest_even", "toward_zero"]
@@ -103,19 +104,26 @@ def rounded(x: Value, to: Grid, mode: Rounding = "nearest_even") -> Value:
 
 @dataclass(frozen=True)
 class FusedAdder:
-    """One block step of a multi-term adder: the accumulator and `block` exact products are aligned to the largest
-    exponent among them, each magnitude truncated to `window` bits from that exponent down, the truncated terms
-    summed exactly (carries are kept), and the sum normalised and rounded once into FP32 by `rounding`."""
+    """One block step of a multi-term adder, as MMA-Sim models NVIDIA's: the accumulator and `block` exact products
+    are aligned to the largest exponent among them (a product's exponent is its factors' exponents added, so its
+    significand may reach 4), each magnitude truncated to `window` bits from that exponent down, the truncated terms
+    summed exactly (carries kept), and the sum normalised and truncated (toward zero) to `output_bits` significant
+    bits in FP32's range; past it, inf."""
 
     block: int
-    window: int
-    rounding: Rounding = "toward_zero"
+    window: int  # bits kept from the largest exponent down, that bit included: MMA-Sim's fractional bits + 1
+    output_bits: int = 24  # FP32's significand; 14 where Hopper's FP8 instructions write e8m13
 
 
-def alignment_cut(terms: Sequence[int], window: int, unit: int) -> int | None:
-    """The exponent of the lowest bit the adder keeps for these terms (None when all are zero)."""
-    top = max((abs(t).bit_length() for t in terms if t), default=0)
-    return None if top == 0 else top - 1 + unit - window + 1
+def value_exponent(x: int, unit: int, emin: int) -> int | None:
+    """The exponent of a value as a format stores it (its leading bit's; a subnormal's is emin); None for zero."""
+    return None if x == 0 else max(abs(x).bit_length() - 1 + unit, emin)
+
+
+def alignment_cut(exponents: Sequence[int | None], window: int) -> int | None:
+    """The exponent of the lowest bit the adder keeps, given its terms' exponents (None when all are zero)."""
+    top = max((e for e in exponents if e is not None), default=None)
+    return None if top is None else top - window + 1
 
 
 def truncated(term: int, cut: int, unit: int) -> int:
@@ -127,12 +135,20 @@ def truncated(term: int, cut: int, unit: int) -> int:
     return magnitude if term > 0 else -magnitude
 
 
-def fused_add(accumulator: Value, products: Sequence[int], adder: FusedAdder, fp32: Grid) -> Value:
-    """One block step: the accumulator plus the products, as `adder` computes it, in FP32."""
+def fused_output(total: int, adder: FusedAdder, fp32: Grid) -> Value:
+    """The exact sum of the truncated terms, normalised and truncated to the adder's output: inf past 2^128."""
+    if total and abs(total).bit_length() - 1 + fp32.unit > 127:  # FP32's largest exponent
+        return math.copysign(math.inf, total)
+    narrow = Grid(fp32.format_id, fp32.unit, adder.output_bits, fp32.emin, fp32.largest, "inf")
+    return rounded(total, narrow, "toward_zero")
+
+
+def fused_add(accumulator: Value, products: Sequence[int], exponents: Sequence[int | None], adder: FusedAdder,
+              fp32: Grid) -> Value:
+    """One block step: the FP32 accumulator plus the products (with their exponents), as `adder` computes it."""
     if isinstance(accumulator, float):
         return accumulator  # inf or NaN stays; the products are finite
-    terms = [accumulator, *products]
-    cut = alignment_cut(terms, adder.window, fp32.unit)
+    cut = alignment_cut([value_exponent(accumulator, fp32.unit, fp32.emin), *exponents], adder.window)
     if cut is None:
         return 0
-    return rounded(sum(truncated(t, cut, fp32.unit) for t in terms), fp32, adder.rounding)
+    return fused_output(sum(truncated(t, cut, fp32.unit) for t in [accumulator, *products]), adder, fp32)

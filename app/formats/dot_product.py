@@ -5,8 +5,9 @@ their products are exact integers of 2^unit (app/formats/dot_arithmetic.py). The
 
 - input_format: each product and each partial sum rounded to the input format (nearest-even, its overflow rule);
 - fp32: each exact product rounded to FP32, the running sum in FP32 (nearest-even);
-- promoted: a narrow accumulator (the FP8 tensor-core model of DeepSeek-V3's section 3.3.2: 14 bits kept after
-  alignment, truncated) whose partial result is added into an FP32 accumulator every `promote_every` elements;
+- promoted: a narrow accumulator (Hopper's FP8 adder as MMA-Sim models it: 13 fraction bits after alignment, results
+  truncated to e8m13; DeepSeek-V3's "around 14 bits", section 3.3.2) whose partial result is added into an FP32
+  accumulator (nearest-even, as on CUDA cores) every `promote_every` elements;
 - pairwise, kahan: in FP32, over the exact products rounded to FP32 (pairwise by app/formats/summation.py);
 - v100, a100, h100, b200: the tensor-core models of app/formats/tensor_cores.py, for the formats each takes.
 
@@ -24,17 +25,29 @@ from fractions import Fraction
 
 import numpy as np
 
-from app.formats.dot_arithmetic import FusedAdder, Grid, Value, add, fused_add, grid, real, rounded, units_of
+from app.formats.dot_arithmetic import (
+    FusedAdder,
+    Grid,
+    Value,
+    add,
+    fused_add,
+    grid,
+    real,
+    rounded,
+    units_of,
+    value_exponent,
+)
 from app.formats.exact import Real
 from app.formats.registry import FORMATS
 from app.formats.summation import pairwise_sums
-from app.formats.tensor_cores import FP8_BLOCK, FP8_WINDOW, TENSOR_CORES
+from app.formats.tensor_cores import FP8_HOPPER, TENSOR_CORES
 from app.messages import N_
 from app.refusal import Refusal, quoted
 
 __all__ = ["DEFAULT_PROMOTE_EVERY", "DOT_FORMATS", "DOT_METHODS", "MAX_DOT_LENGTH", "DotInputError", "DotMethodResult",
            "DotProduct", "chart_counts", "checked_dot_format", "checked_dot_method", "dot_methods_for", "dot_product",
-           "fused_running", "kahan_running", "output_grid", "product_unit", "sequential_running"]
+           "fused_running", "kahan_running", "output_grid", "product_exponents", "product_unit",
+           "sequential_running"]
 
 DOT_FORMATS = ("float8_e4m3fn", "float8_e5m2", "float16", "bfloat16", "tfloat32", "float32")
 DOT_METHODS = {
@@ -48,7 +61,7 @@ DOT_METHODS = {
 MAX_DOT_LENGTH = 4096
 DEFAULT_PROMOTE_EVERY = 128  # DeepSeek-V3, section 3.3.2: N_C = 128
 CHART_POINTS = 200
-NARROW = FusedAdder(block=FP8_BLOCK, window=FP8_WINDOW)
+NARROW = FP8_HOPPER  # the promoted method's narrow accumulator: Hopper's FP8 adder
 
 
 class DotInputError(Refusal):
@@ -81,6 +94,18 @@ def product_unit(format_id: str) -> int:
     subnormal's."""
     spec = FORMATS[format_id]
     return 2 * (spec.emin - spec.mantissa_bits)
+
+
+def product_exponents(format_id: str, a: Sequence[int], b: Sequence[int]) -> tuple[int | None, ...]:
+    """Each product's exponent as a tensor core aligns it: the exponents of its two factors added, a subnormal's
+    being the format's smallest normal exponent (MMA-Sim's extract_significand_exponent); None where it is zero."""
+    spec = FORMATS[format_id]
+    smallest = spec.emin - spec.mantissa_bits
+    out = []
+    for x, y in zip(a, b, strict=True):
+        ex, ey = value_exponent(x, smallest, spec.emin), value_exponent(y, smallest, spec.emin)
+        out.append(None if ex is None or ey is None else ex + ey)
+    return tuple(out)
 
 
 def dot_methods_for(format_id: str) -> tuple[str, ...]:
@@ -133,8 +158,8 @@ class FusedTrace:
     promoted_total: Value | None
 
 
-def fused_running(products: Sequence[int], adder: FusedAdder, fp32: Grid, counts: Sequence[int],
-                  promote_every: int | None = None) -> tuple[list[Value], list[FusedTrace]]:
+def fused_running(products: Sequence[int], exponents: Sequence[int | None], adder: FusedAdder, fp32: Grid,
+                  counts: Sequence[int], promote_every: int | None = None) -> tuple[list[Value], list[FusedTrace]]:
     """A fused adder's result after each count of elements (the last block as far as the count), and its traces.
 
     With promote_every, the adder restarts from zero every promote_every elements and its partial result is added
@@ -149,13 +174,14 @@ def fused_running(products: Sequence[int], adder: FusedAdder, fp32: Grid, counts
         stop = min(start + interval, n)
         for block in range(start, stop, adder.block):
             before_block[block] = accumulator
-            accumulator = fused_add(accumulator, products[block:min(block + adder.block, stop)], adder, fp32)
+            end = min(block + adder.block, stop)
+            accumulator = fused_add(accumulator, products[block:end], exponents[block:end], adder, fp32)
         total = rounded(add(total, accumulator), fp32) if promote_every else accumulator
     values, traces = [], []
     for k in counts:
         start = (k - 1) // interval * interval
         block = start + (k - 1 - start) // adder.block * adder.block
-        partial = fused_add(before_block[block], products[block:k], adder, fp32)
+        partial = fused_add(before_block[block], products[block:k], exponents[block:k], adder, fp32)
         promoted = before_interval[start] if promote_every else None
         values.append(partial if promoted is None else rounded(add(promoted, partial), fp32))
         traces.append(FusedTrace(block, before_block[block], promoted))
@@ -168,8 +194,8 @@ def _pairwise(products: Sequence[int], fp32: Grid, counts: Sequence[int]) -> lis
     return [units_of(Real.of_float(s).fraction, fp32.unit) if math.isfinite(s) else float(s) for s in sums.tolist()]
 
 
-def _running(method: str, format_id: str, products: Sequence[int], counts: Sequence[int],
-             promote_every: int) -> list[Value]:
+def _running(method: str, format_id: str, products: Sequence[int], exponents: Sequence[int | None],
+             counts: Sequence[int], promote_every: int) -> list[Value]:
     fp32, unit = grid("float32", product_unit(format_id)), product_unit(format_id)
     picked = [k - 1 for k in counts]
     if method in ("input_format", "fp32"):
@@ -182,9 +208,9 @@ def _running(method: str, format_id: str, products: Sequence[int], counts: Seque
     if method == "pairwise":
         return _pairwise(products, fp32, counts)
     if method == "promoted":
-        return fused_running(products, NARROW, fp32, counts, promote_every)[0]
+        return fused_running(products, exponents, NARROW, fp32, counts, promote_every)[0]
     model = TENSOR_CORES[method].models[format_id]
-    return fused_running(products, model.adder, grid("float32", unit), counts)[0]
+    return fused_running(products, exponents, model.adder, grid("float32", unit), counts)[0]
 
 
 @dataclass(frozen=True)
@@ -210,6 +236,7 @@ class DotProduct:
     promote_every: int
     unit: int
     products: tuple[int, ...]
+    exponents: tuple[int | None, ...]  # each product's exponent: its factors' exponents added (None where zero)
     counts: tuple[int, ...]
     exact: Real
     exact_running: tuple[float, ...]  # ≈, float64
@@ -247,10 +274,12 @@ def dot_product(format_id: str, a: Sequence[int], b: Sequence[int], methods: Seq
         checked_dot_method(method, format_id)
     unit = product_unit(format_id)
     products = tuple(x * y for x, y in zip(a, b, strict=True))
+    exponents = product_exponents(format_id, a, b)
     counts = chart_counts(len(products))
     prefix = list(itertools.accumulate(products))
     exact_at = [prefix[k - 1] for k in counts]
-    results = tuple(_result(m, format_id, _running(m, format_id, products, counts, promote_every), exact_at, unit)
-                    for m in methods)
-    return DotProduct(format_id, len(products), promote_every, unit, products, tuple(counts), real(prefix[-1], unit),
+    results = tuple(_result(m, format_id, _running(m, format_id, products, exponents, counts, promote_every),
+                            exact_at, unit) for m in methods)
+    return DotProduct(format_id, len(products), promote_every, unit, products, exponents, tuple(counts),
+                      real(prefix[-1], unit),
                       tuple(math.ldexp(float(e), unit) for e in exact_at), results)

@@ -13,7 +13,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from app.formats.dot_arithmetic import FusedAdder, Grid, Value, add, alignment_cut, grid, real, rounded, truncated
+from app.formats.dot_arithmetic import (
+    FusedAdder,
+    Grid,
+    Value,
+    add,
+    alignment_cut,
+    fused_output,
+    grid,
+    real,
+    rounded,
+    truncated,
+    value_exponent,
+)
 from app.formats.dot_product import (
     NARROW,
     DotInputError,
@@ -130,17 +142,19 @@ def _block_step(figure: DotProduct, method: str, step: int) -> StepBits:
     promote = figure.promote_every if method == "promoted" else None
     adder: FusedAdder = NARROW if method == "promoted" else TENSOR_CORES[method].models[figure.format_id].adder
     interval = promote or figure.n
-    (_, ), (trace, ) = fused_running(products, adder, fp32, [step], promote)
+    (_, ), (trace, ) = fused_running(products, figure.exponents, adder, fp32, [step], promote)
     start = trace.block_start
     end = min(start + adder.block, (start // interval + 1) * interval, figure.n)
     block = list(products[start:end])
     terms_in: list[Value] = [trace.accumulator, *block]
-    cut = None if isinstance(trace.accumulator, float) else alignment_cut([trace.accumulator, *block], adder.window,
-                                                                           unit)
-    kept = [t if cut is None or isinstance(t, float) else truncated(t, cut, unit) for t in terms_in]
-    exact: Value = trace.accumulator if isinstance(trace.accumulator, float) else sum(block) + trace.accumulator
-    result = (trace.accumulator if isinstance(trace.accumulator, float) else
-              rounded(sum(k for k in kept if not isinstance(k, float)), fp32, adder.rounding))
+    if isinstance(trace.accumulator, float):  # inf or NaN: nothing is aligned or cut
+        cut, kept, exact, result = None, terms_in, trace.accumulator, trace.accumulator
+    else:
+        cut = alignment_cut([value_exponent(trace.accumulator, unit, fp32.emin), *figure.exponents[start:end]],
+                            adder.window)
+        kept = [t if cut is None else truncated(int(t), cut, unit) for t in terms_in]
+        exact = sum(block) + trace.accumulator
+        result = fused_output(sum(int(k) for k in kept), adder, fp32)
     top, bottom = _layout([*terms_in, exact, result], cut, unit)
     roles = ["accumulator"] + ["product"] * len(block)
     elements = [None, *range(start + 1, end + 1)]

@@ -27,10 +27,10 @@ def _reals(values: list[float | str] | None, name: str) -> list[Real] | None:
     "/dot",
     summary="Accumulate a dot product several ways, tensor-core models included",
     description="The vectors are stored in the input format; each method's result is compared with the exact dot "
-                "product of the stored vectors. Tensor-core models (v100, a100, h100, b200) follow Fasi, Higham, "
-                "Mikaitis and Pranesh (PeerJ Computer Science, 2021), FTTN (Li et al., 2024) and the DeepSeek-V3 "
-                "technical report, section 3.3.2; the parameters no source gives are stated as assumptions on "
-                "/dot.",
+                "product of the stored vectors. The tensor-core models (v100, a100, h100, b200) take their parameters "
+                "from MMA-Sim (Microsoft, arXiv:2511.10909) and reproduce the V100 and A100 results of Fasi, Higham, "
+                "Mikaitis and Pranesh's test suite (PeerJ Computer Science, 2021); promoted follows the DeepSeek-V3 "
+                "technical report, section 3.3.2. /dot says where each parameter comes from.",
     response_model=DotAnswer,
     responses={400: UNREADABLE_BODY,
                422: refused("A format, method or distribution that is not offered, a method that does not take the "

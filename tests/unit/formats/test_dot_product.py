@@ -171,7 +171,8 @@ def test_a_block_step_truncates_each_term_at_its_cut_and_rounds_their_sum(step, 
     if adder is not None:
         assert bits.last - bits.first + 1 <= adder.block and (bits.first - 1) % adder.block == 0
         products = [int(t.value.fraction * scale) for t in bits.terms[1:]]
-        again = fused_add(int(bits.terms[0].value.fraction * scale), products, adder, grid("float32", unit))
+        exponents = fig.exponents[bits.first - 1:bits.last]
+        again = fused_add(int(bits.terms[0].value.fraction * scale), products, exponents, adder, grid("float32", unit))
         assert real(again, unit) == bits.result
     assert bits.exact_sum.fraction - bits.result.fraction == bits.lost.fraction
 

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from app.formats import FORMATS, TENSOR_CORES
 from app.formats.dot_arithmetic import FusedAdder, fused_add, grid, real, units_of
-from app.formats.dot_product import NARROW, fused_running, product_unit
-from app.formats.tensor_cores import FP8_WINDOW
+from app.formats.dot_product import NARROW, fused_running, product_exponents, product_unit
+from app.formats.tensor_cores import FP8_HOPPER
 
 F = Fraction
 TWO = Fraction(2)
@@ -27,11 +27,13 @@ TWO = Fraction(2)
 
 def mma(core: str, format_id: str, a: list[Fraction], b: list[Fraction], c: Fraction) -> Fraction:
     """One tensor-core step d = c + a·b, as the model computes it."""
-    unit = product_unit(format_id)
+    unit, smallest = product_unit(format_id), product_unit(format_id) // 2
     fp32 = grid("float32", unit)
     adder = TENSOR_CORES[core].models[format_id].adder
-    products = [units_of(x * y, unit) for x, y in zip(a, b, strict=True)]
-    return real(fused_add(units_of(c, unit), products, adder, fp32), unit).fraction
+    units_a, units_b = [units_of(x, smallest) for x in a], [units_of(y, smallest) for y in b]
+    products = [x * y for x, y in zip(units_a, units_b, strict=True)]
+    exponents = product_exponents(format_id, units_a, units_b)
+    return real(fused_add(units_of(c, unit), products, exponents, adder, fp32), unit).fraction
 
 
 def padded(values: list[Fraction]) -> list[Fraction]:
@@ -119,37 +121,54 @@ def test_every_model_says_where_its_parameters_come_from():
             assert model.assumed is None or "ssum" in model.assumed  # "assumption", "Assumed"
 
 
-def test_an_fp8_block_drops_what_falls_below_the_14_bit_window():
-    """DeepSeek-V3 3.3.2: about 14 bits of accumulation. Beside 2^14 the window's last bit is 2^1, so products of 1
-    vanish; promoted to FP32 after each element, nothing is lost."""
-    unit = product_unit("float8_e4m3fn")
+def _fp8_block(adder: FusedAdder, a: list[Fraction], b: list[Fraction], promote_every: int | None = None) -> Fraction:
+    unit, smallest = product_unit("float8_e4m3fn"), product_unit("float8_e4m3fn") // 2
     fp32 = grid("float32", unit)
-    products = [units_of(F(2**14), unit)] + [units_of(F(1), unit)] * 31
-    assert FP8_WINDOW == 14
-    (alone,), _ = fused_running(products, TENSOR_CORES["h100"].models["float8_e4m3fn"].adder, fp32, [32])
-    (promoted,), _ = fused_running(products, NARROW, fp32, [32], promote_every=1)
-    assert real(alone, unit).fraction == 2**14
-    assert real(promoted, unit).fraction == 2**14 + 31
+    units_a, units_b = [units_of(x, smallest) for x in a], [units_of(y, smallest) for y in b]
+    products = [x * y for x, y in zip(units_a, units_b, strict=True)]
+    exponents = product_exponents("float8_e4m3fn", units_a, units_b)
+    (value,), _ = fused_running(products, exponents, adder, fp32, [len(products)], promote_every)
+    return real(value, unit).fraction
 
 
-def reference(c: Fraction, products: list[Fraction], window: int) -> Fraction:
-    """The models' stated adder, written with Fractions: align on the largest term's leading bit, truncate each
-    term to `window` bits from there, add, and truncate the sum to FP32 (24 bits, subnormals from 2^-149)."""
-    terms = [c, *products]
-    largest = max(abs(t) for t in terms)
-    if largest == 0:
+def test_an_fp8_block_drops_what_falls_below_the_14_bit_window():
+    """DeepSeek-V3 3.3.2: about 14 bits of accumulation; MMA-Sim: 13 fraction bits. Beside 128 × 128 = 2^14 the
+    window's last bit is 2^1, so products of 1 vanish; promoted to FP32 after each element, nothing is lost."""
+    assert (FP8_HOPPER.window, FP8_HOPPER.output_bits, FP8_HOPPER.block) == (14, 14, 32)
+    a, b = [F(128)] + [F(1)] * 31, [F(128)] + [F(1)] * 31
+    assert _fp8_block(TENSOR_CORES["h100"].models["float8_e4m3fn"].adder, a, b) == 2**14
+    assert _fp8_block(NARROW, a, b, promote_every=1) == 2**14 + 31
+
+
+def test_hoppers_fp8_result_has_14_significant_bits_and_blackwells_24():
+    """2^13 + 2^13 + 1: the window (last bit 2^0) keeps the 1; the e8m13 result then truncates 2^14 + 1 to 2^14,
+    where Blackwell's FP32 result keeps it."""
+    a, b = [F(64), F(64), F(1)], [F(128), F(128), F(1)]
+    assert _fp8_block(TENSOR_CORES["h100"].models["float8_e4m3fn"].adder, a, b) == 2**14
+    assert _fp8_block(TENSOR_CORES["b200"].models["float8_e4m3fn"].adder, a, b) == 2**14 + 1
+
+
+def _exponent(x: Fraction, emin: int) -> int:
+    """floor(log2 |x|) of x != 0, at least emin (a subnormal's exponent)."""
+    e = x.numerator.bit_length() - x.denominator.bit_length()
+    if TWO**e > abs(x):
+        e -= 1
+    return max(e, emin)
+
+
+def reference(c: Fraction, a: list[Fraction], b: list[Fraction], window: int, output_bits: int = 24) -> Fraction:
+    """MMA-Sim's fused_sum and nv_fused_dot_add written with Fractions for FP16 inputs: align on the largest
+    exponent (c's own, a product's its factors' added), truncate each term to window - 1 fraction bits below it,
+    add, and truncate the sum to `output_bits` significant bits (subnormals from 2^-126)."""
+    terms = [(c, _exponent(c, -126))] if c else []
+    terms += [(x * y, _exponent(x, -14) + _exponent(y, -14)) for x, y in zip(a, b, strict=True) if x and y]
+    if not terms:
         return F(0)
-    top = largest.numerator.bit_length() - largest.denominator.bit_length()
-    if TWO**top > largest:
-        top -= 1
-    step = TWO ** (top - window + 1)
-    total = sum((abs(t) // step) * step * (1 if t > 0 else -1) for t in terms)
+    step = TWO ** (max(e for _, e in terms) - window + 1)
+    total = sum(((abs(t) // step) * step * (1 if t > 0 else -1) for t, _ in terms), F(0))
     if total == 0:
         return F(0)
-    lead = abs(total).numerator.bit_length() - abs(total).denominator.bit_length()
-    if TWO**lead > abs(total):
-        lead -= 1
-    ulp = TWO ** (max(lead, -126) - 23)
+    ulp = TWO ** (_exponent(abs(total), -126) - output_bits + 1)
     return (abs(total) // ulp) * ulp * (1 if total > 0 else -1)
 
 
@@ -161,9 +180,12 @@ fp16_values = st.integers(-2048, 2048).flatmap(
 @given(st.lists(fp16_values, min_size=8, max_size=8), st.lists(fp16_values, min_size=8, max_size=8),
        st.integers(-2**24, 2**24).flatmap(lambda m: st.integers(-40, 10).map(lambda e: F(m) * TWO**e)))
 def test_the_fused_adder_agrees_with_an_exact_reference(a, b, c):
-    unit = product_unit("float16")
+    unit, smallest = product_unit("float16"), product_unit("float16") // 2
     fp32 = grid("float32", unit)
-    products = [x * y for x, y in zip(a, b, strict=True)]
-    for window in (24, 25, 26, 14):
-        got = fused_add(units_of(c, unit), [units_of(p, unit) for p in products], FusedAdder(8, window), fp32)
-        assert real(got, unit).fraction == reference(c, products, window)
+    units_a, units_b = [units_of(x, smallest) for x in a], [units_of(y, smallest) for y in b]
+    products = [x * y for x, y in zip(units_a, units_b, strict=True)]
+    exponents = product_exponents("float16", units_a, units_b)
+    for window, output_bits in ((24, 24), (25, 24), (26, 24), (14, 14)):
+        adder = FusedAdder(8, window, output_bits)
+        got = fused_add(units_of(c, unit), products, exponents, adder, fp32)
+        assert real(got, unit).fraction == reference(c, a, b, window, output_bits)
