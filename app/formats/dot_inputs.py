@@ -19,8 +19,8 @@ from app.formats.vector import round_to_format
 from app.messages import N_
 from app.refusal import Refusal, quoted
 
-__all__ = ["DOT_DISTRIBUTIONS", "MAX_DOT_SEED", "MAX_VECTOR_TEXT", "StoredVector", "drawn_vectors", "parse_dot_setting",
-           "parse_vector_items", "parse_vector", "stored_vector", "vectors"]
+__all__ = ["DOT_DISTRIBUTIONS", "MAX_DOT_SEED", "MAX_VECTOR_TEXT", "StoredVector", "drawn_doubles", "drawn_vectors",
+           "parse_dot_setting", "parse_vector_items", "parse_vector", "stored_vector", "vectors"]
 
 DOT_DISTRIBUTIONS = {
     "normal": N_("Normal (mean 0, standard deviation 1)"),
@@ -124,6 +124,13 @@ def _draw(rng: np.random.Generator, distribution: str, n: int) -> np.ndarray:
     return x
 
 
+def drawn_doubles(distribution: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The doubles drawn_vectors stores (unchecked): n values with numpy's default generator from `seed`, a then b;
+    the dot-product page's JSON carries them, for the browser to store in any format."""
+    rng = np.random.default_rng(seed)
+    return _draw(rng, distribution, n), _draw(rng, distribution, n)
+
+
 def drawn_vectors(format_id: str, distribution: str, n: int, seed: int) -> tuple[StoredVector, StoredVector]:
     """Two vectors of n values drawn with numpy's default generator from `seed` (a, then b), stored in the format."""
     checked_dot_format(format_id)
@@ -133,10 +140,9 @@ def drawn_vectors(format_id: str, distribution: str, n: int, seed: int) -> tuple
     if not 1 <= n <= MAX_DOT_LENGTH or not 0 <= seed <= MAX_DOT_SEED:
         raise DotInputError(template=N_("n runs from 1 to %(most)s and the seed from 0 to %(most_seed)s."),
                             params={"most": str(MAX_DOT_LENGTH), "most_seed": str(MAX_DOT_SEED)})
-    rng, spec = np.random.default_rng(seed), FORMATS[format_id]
-    shift = -_smallest_exponent(format_id)
+    spec, shift = FORMATS[format_id], -_smallest_exponent(format_id)
     out = []
-    for drawn in (_draw(rng, distribution, n), _draw(rng, distribution, n)):
+    for drawn in drawn_doubles(distribution, n, seed):
         stored = round_to_format(drawn, spec, saturate=True).astype(np.float64)
         units = tuple(int(v) for v in np.ldexp(stored, shift).tolist())  # exact: whole numbers below 2^278
         out.append(StoredVector(units, int(np.count_nonzero(np.abs(drawn) > float(spec.max))),
