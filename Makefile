@@ -13,7 +13,7 @@ VENDOR_STAMP := static/vendor/.installed
 VENDOR_FILES := node_modules/htmx.org/dist/htmx.min.js node_modules/uplot/dist/uPlot.iife.min.js node_modules/uplot/dist/uPlot.min.css
 # The pages' entry modules, each bundled with what it imports and minified into static/bundle/<name> (one request
 # a page, about half the bytes); the sources stay in static/js/ for the tests that import them one by one.
-BUNDLE_ENTRIES := visualiser.js compare.js block_view.js train.js embed.js languages.js guide.js arithmetic.js
+BUNDLE_ENTRIES := visualiser.js compare.js block_view.js train.js embed.js languages.js guide.js arithmetic.js dot.js
 BUNDLE_STAMP := static/bundle/.built
 PIP := $(BIN)/python -m pip --disable-pip-version-check --quiet
 # The gettext catalogs (docs/translating.md): each messages.po compiled to the messages.mo the server reads

@@ -70,6 +70,7 @@ def serve_app(tmp_path_factory: pytest.TempPathFactory, database_url: str, **set
         "PRECISION_LAB_PUBLIC_BASE_URL": url,
         # Every browser test shares one client address.
         "PRECISION_LAB_RATE_LIMIT_TRAIN": "100000/minute",
+        "PRECISION_LAB_RATE_LIMIT_SUMS": "100000/minute",  # the dot-product test fetches the server's page per case
         **{f"PRECISION_LAB_{name.upper()}": value for name, value in settings.items()},
     }
     command = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port)]

@@ -5,6 +5,7 @@ the page's digit symbols, and on a page in another language the words the script
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from babel.numbers import get_decimal_symbol, get_group_symbol
@@ -12,6 +13,7 @@ from babel.numbers import get_decimal_symbol, get_group_symbol
 from app.formats import (
     DOT_DISTRIBUTIONS,
     DOT_FORMATS,
+    DOT_METHODS,
     FORMATS,
     MAX_DOT_LENGTH,
     MAX_DOT_SEED,
@@ -21,6 +23,9 @@ from app.formats import (
     drawn_doubles,
     parse_dot_setting,
 )
+from app.web.dot.chart import LEFT, TOP, Chart, Series, Tick
+from app.web.dot.present import sources
+from app.web.platform.catalogs import gettext, prose_decimal
 from app.web.platform.languages import current_language
 from app.web.platform.script_words import script_words
 from app.web.visualise.codec_specs import codec_spec, embedded_json
@@ -58,3 +63,32 @@ def dot_data(prefix: str, values: dict[str, Any]) -> str:
         "digits": {"decimal": get_decimal_symbol(locale), "group": get_group_symbol(locale)},
         "prefix": prefix, "words": script_words(["dot.js"]),
     })
+
+
+def _all_series(drawn: Chart, methods: tuple[str, ...]) -> Chart:
+    """The chart with a path for every method (empty for those not drawn), so that the script has one to fill."""
+    paths = {s.id: s.d for s in drawn.series}
+    return replace(drawn, series=tuple(Series(m, paths.get(m, "")) for m in methods))
+
+
+def _all_rows(shown_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A table row for every method: the figure's, and an empty one (hidden) for each of the others."""
+    by_method = {r["method"]: r for r in shown_rows}
+    return [by_method.get(m) or {"method": m, "name": gettext(name), "format": "", "value": None, "error": None,
+                                 "rel_error": "", "ulps": ""} for m, name in DOT_METHODS.items()]
+
+
+def page_slots(prefix: str, values: dict[str, Any]) -> dict[str, Any]:
+    """What templates/dot.html writes for the script to fill whatever the figure: the page's JSON, every format's
+    tensor-core sources, and an empty figure (hidden), which page_figure_slots fills where the server computes one."""
+    empty = Chart("", (), (Tick(LEFT, prose_decimal(1)),), (Tick(TOP, ""),))
+    return {"data": dot_data(prefix, values), "all_sources": {f: sources(f) for f in DOT_FORMATS},
+            "format_names": {f: FORMATS[f].name for f in DOT_FORMATS}, "chart": _all_series(empty, tuple(DOT_METHODS)),
+            "all_rows": _all_rows([]), "shown_methods": (), "shown_format": None, "spec": None, "exact": None,
+            "step": None}
+
+
+def page_figure_slots(drawn: Chart, shown_rows: list[dict[str, Any]], format_id: str) -> dict[str, Any]:
+    """page_slots for a computed figure: its chart with every method's path, its rows among every method's."""
+    return {"chart": _all_series(drawn, tuple(DOT_METHODS)), "all_rows": _all_rows(shown_rows),
+            "shown_methods": tuple(r["method"] for r in shown_rows), "shown_format": format_id}

@@ -29,6 +29,7 @@ from app.formats import (
     parse_vector,
 )
 from app.web.dot.chart import chart
+from app.web.dot.data import page_figure_slots, page_slots
 from app.web.dot.figure import DotFigure, compute
 from app.web.dot.present import describe, rows, sources, step_view
 from app.web.platform.catalogs import gettext
@@ -84,17 +85,18 @@ def dot_page(
         "offered": offered, "cores": TENSOR_CORES.values(), "max_length": MAX_DOT_LENGTH,
         "prefix": link_prefix(request.url.path), "path": PATH, "error": None, "figure": None,
     }
+    context |= page_slots(context["prefix"], context["values"])
     try:
         figure = _figure(format_id, a, b, distribution, n, seed, methods, promote_every, step, bits)
     except (DotInputError, InputError) as error:
         context["error"] = refusal_sentence(error)
         context["error_english"] = context["error"] == str(error)
         return render(request, "dot.html", context, fragment="figure", status_code=422)
-    product = figure.product
+    product, shown_rows = figure.product, rows(figure)
     context |= {
-        "figure": figure, "spec": FORMATS[product.format_id], "chart": chart(product, describe(figure)),
-        "rows": rows(figure), "exact": shown(product.exact, 40, 12), "step": step_view(figure),
+        "figure": figure, "spec": FORMATS[product.format_id], "rows": shown_rows,
+        "exact": shown(product.exact, 40, 12), "step": step_view(figure),
         "note_drawn": gettext(DOT_DISTRIBUTIONS[distribution]) if figure.drawn else None,
         "sources": sources(product.format_id),
-    }
+    } | page_figure_slots(chart(product, describe(figure)), shown_rows, product.format_id)
     return render(request, "dot.html", context, fragment="figure")

@@ -29,6 +29,7 @@ PAGES = {
     "/": "languages.js",
     "/learn/mixed-precision-training": "guide.js",
     "/arithmetic": "arithmetic.js",
+    "/dot": "dot.js",
 }
 
 
