@@ -4,6 +4,8 @@
 import * as codec from "../../static/js/codec.js";
 import { chartCounts, productExponents, runningValues, setModels } from "../../static/js/dot_core.js";
 import { parseItem, parseSetting, storedDraws, storedVector, vectorItems } from "../../static/js/dot_inputs.js";
+import { chartOf, fixed1 } from "../../static/js/dot_chart.js";
+import { notation } from "../../static/js/dot_fill.js";
 import { dotProduct } from "../../static/js/dot_product.js";
 import { stepBits } from "../../static/js/dot_steps.js";
 
@@ -110,5 +112,16 @@ export function finals(format, methods, promote, cases) {
     const exponents = productExponents(spec, x, y);
     return methods.map((m) => valueText(runningValues(m, spec, specs, products, exponents, [products.length],
       promote)[0])).join(SEP);
+  });
+}
+
+/** Each figure case's chart (app/web/dot/chart.py's geometry, English notation): ticks "at label", then paths. */
+export function charts(cases) {
+  const { prose, digits } = notation({ decimal: ".", group: "," });
+  return cases.map((c) => {
+    const figure = dotProduct(specs[c.format], c.a.map(BigInt), c.b.map(BigInt), c.methods, c.promote, specs);
+    const chart = chartOf(figure, prose, digits), tick = (t) => `${fixed1(t.at)} ${t.label}`;
+    return [chart.yTicks.map(tick).join(";"), chart.xTicks.map(tick).join(";"),
+      ...figure.results.map((r) => `${r.method} ${chart.paths[r.method]}`)].join(SEP);
   });
 }

@@ -10,7 +10,8 @@ compared bit for bit), and the bits of random steps of random methods (every fie
 (±0, subnormals, ±max, products past FP32's range, inf − inf); every pair of FP8 values as length-1 and length-2 dot
 products for every method that takes FP8 (each method's final value); the refusals, template and English; typed
 vectors read and stored (and refused); numpy's draws stored in each format (the page's JSON carries the doubles, as
-app/web/dot/data.py sends them); chart_counts for every n from 1 to 4096.
+app/web/dot/data.py sends them); chart_counts for every n from 1 to 4096; and the chart's geometry
+(static/js/dot_chart.js against app/web/dot/chart.py: every path and tick, ties of one decimal included).
 
 One Node process (tests/js/dot_harness.mjs) answers the module; a batch is worked out in Node while Python works
 out its reference.
@@ -50,6 +51,7 @@ from app.formats.dot_product import (
 )
 from app.formats.dot_steps import StepBits, TermBits, step_bits
 from app.refusal import Refusal
+from app.web.dot.chart import Tick, chart
 from app.web.dot.data import dot_models
 from app.web.visualise.codec_specs import codec_spec
 from app.web.visualise.serialise import real_json
@@ -343,3 +345,33 @@ def test_the_models_are_python_s(node: Harness) -> None:
     """The page's JSON carries tensor_cores.py's models; every method is one the core knows."""
     models = dot_models()
     assert list(DOT_METHODS)[5:] == list(models["cores"])
+
+
+# -- the chart -------------------------------------------------------------------------------------------------------
+
+
+def chart_reference(case: dict[str, Any]) -> str:
+    d = dot_product(case["format"], [int(x) for x in case["a"]], [int(x) for x in case["b"]], case["methods"],
+                    case["promote"])
+    drawn = chart(d, "")
+
+    def ticks(found: tuple[Tick, ...]) -> str:
+        return ";".join(f"{t.at:.1f} {t.label}" for t in found)
+    return SEP.join([ticks(drawn.y_ticks), ticks(drawn.x_ticks), *(f"{s.id} {s.d}" for s in drawn.series)])
+
+
+def test_the_chart_is_drawn_as_on_the_server(node: Harness) -> None:
+    """Every path and tick of app/web/dot/chart.py's chart (English notation; the pages hold the others), for
+    lengths whose x places fall on ties of one decimal (33, 65, 129: 632 / 32 = 19.75) and random ones."""
+    rng = random.Random(f"{FIXED_SEED} chart")
+    cases = []
+    for n in (1, 2, 3, 5, 9, 17, 33, 65, 129, 200, 201, 257, 1000, 4096):
+        format_id = rng.choice(DOT_FORMATS)
+        cases.append(_case(format_id, random_units(rng, format_id, n), random_units(rng, format_id, n), rng, steps=0))
+    for format_id in DOT_FORMATS:
+        a, b = drawn_units(format_id, "normal", rng.randint(2, 3000), rng.randrange(2**32))
+        cases.append(_case(format_id, [int(x) for x in a], [int(x) for x in b], rng, steps=0))
+    pool = special_units("float8_e4m3fn")
+    cases += [_case("float8_e4m3fn", [rng.choice(pool) for _ in range(9)], [rng.choice(pool) for _ in range(9)], rng)
+              for _ in range(10)]
+    assert compared(node, "charts", cases, chart_reference, _named(cases)) == len(cases)
