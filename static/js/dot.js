@@ -40,7 +40,8 @@ const words = {
 };
 const boxes = () => [...form.querySelectorAll('input[name="method"]')];
 const storedOf = new Map(); // format and typed item -> [units, clamped, zeroed]: a keystroke reads one item anew
-const state = { needsServer: false }; // the form asks for a draw the page does not carry
+// needsServer: the form asks for a draw the page does not carry; draws: the page's draws stored in a format
+const state = { needsServer: false, draws: null };
 
 /** The form as typed. */
 function typed() {
@@ -107,7 +108,10 @@ function drawn(choice, spec, n, seed) {
   }
   const draw = data.drawn;
   if (!draw || draw.distribution !== choice.distribution || draw.n !== n || draw.seed !== seed) throw new NeedsServer();
-  return [storedDraws(draw.a, spec), storedDraws(draw.b, spec)];
+  if (!state.draws || state.draws.format !== spec.id) {
+    state.draws = { format: spec.id, stored: [storedDraws(draw.a, spec), storedDraws(draw.b, spec)] };
+  }
+  return state.draws.stored;
 }
 
 /** The page's own URL for the form, so that a shared link restores it. */

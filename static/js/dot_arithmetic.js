@@ -20,17 +20,24 @@ export function topBit(magnitude) {
   return bitLength(magnitude) - 1;
 }
 
+const grids = new Map(); // worked out once: a grid is asked for at every value a draw stores
+
 /** A float format's numbers as whole multiples of 2^unit (dot_arithmetic.grid): precision (significant bits,
  * the leading one included), the smallest normal's exponent, the largest finite magnitude in units, and what
  * overflow gives under round-to-nearest ("inf" or "nan"). `spec` is a codec spec (codec_specs.py). */
 export function grid(spec, unit) {
+  const key = `${spec.id} ${unit}`;
+  let found = grids.get(key);
+  if (found) return found;
   const max = readFraction(spec.max);
   const num = unit <= 0 ? max.num << BigInt(-unit) : max.num, den = unit <= 0 ? max.den : max.den << BigInt(unit);
   if (num % den !== 0n) throw new RangeError(`${spec.id}'s largest value is not a whole number of 2^${unit}`);
-  return { formatId: spec.id, unit, precision: spec.mantissa_bits + 1, emin: spec.emin, largest: num / den,
+  found = { formatId: spec.id, unit, precision: spec.mantissa_bits + 1, emin: spec.emin, largest: num / den,
     overflow: spec.overflow_default === "inf" ? "inf" : "nan" };
+  if (grids.size > 4096) grids.clear();
+  grids.set(key, found);
+  return found;
 }
-
 /** The spacing of the grid's numbers at |x| (its smallest normal's below that), as a power of two: its exponent. */
 export function ulpExponent(g, x) {
   const magnitude = isSpecial(x) ? 0n : abs(x);
