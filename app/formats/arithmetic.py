@@ -160,10 +160,13 @@ def _sqrt(a: Real, result_spec: FormatSpec) -> Exact:
     root_num, root_den = isqrt(num), isqrt(den)
     if root_num * root_num == num and root_den * root_den == den:
         return Exact(Real(False, Fraction(root_num, root_den)))
-    # sqrt(a) = sqrt(num * den) / den; scaled by 2^k, its integer part n: the root lies strictly in (n, n + 1) / 2^k
+    # x = a · 4^k is no perfect square (else the root were rational), so with n = isqrt(floor(x)) the root scaled by
+    # 2^k lies strictly in (n, n + 1): the stand-in is its midpoint, on a grid of 2^-(k+1) whatever a's denominator,
+    # so a chain of roots keeps its numbers this size
     k = _finest_step_bits(result_spec) + _SQRT_GUARD_BITS
-    n = isqrt((num * den) << (2 * k)) if k >= 0 else isqrt((num * den) >> (-2 * k))
-    return Exact(Real(False, Fraction(2 * n + 1, den << (k + 1))), rational=False)
+    n = isqrt((num << (2 * k)) // den if k >= 0 else num // (den << (-2 * k)))
+    return Exact(Real(False, Fraction(2 * n + 1, 1 << (k + 1)) if k >= -1 else Fraction((2 * n + 1) << (-k - 1))),
+                 rational=False)
 
 
 def _finest_step_bits(spec: FormatSpec) -> int:

@@ -76,15 +76,18 @@ export function times(x, y) {
 /** x / y for y ≠ 0. */
 export const over = (x, y) => times(x, fraction(y.den, y.num));
 
-/** ⌊√n⌋ of an integer n ≥ 0, by Newton's iteration from above. */
+/** ⌊√n⌋ of an integer n ≥ 0: Python's math.isqrt (its Newton steps at doubling precision, so the work is a few
+ * divisions of the final size rather than one per bit of precision). */
 export function isqrt(n) {
   if (n < 2n) return n;
-  let x = 1n << BigInt((bitLength(n) >> 1) + 1);
-  for (;;) {
-    const y = (x + n / x) >> 1n;
-    if (y >= x) return x;
-    x = y;
+  const c = (bitLength(n) - 1) >> 1;
+  let a = 1n, d = 0;
+  for (let s = bitLength(BigInt(c)) - 1; s >= 0; s--) {
+    const e = d;
+    d = c >> s;
+    a = (a << BigInt(d - e - 1)) + (n >> BigInt(2 * c - e - d + 1)) / a;
   }
+  return a * a > n ? a - 1n : a;
 }
 
 // -- the exact operation -------------------------------------------------------------------------------------
@@ -144,10 +147,13 @@ function squareRoot(a, resultSpec) {
   if (rootNum * rootNum === num && rootDen * rootDen === den) {
     return exactly(real(false, { num: rootNum, den: rootDen }));
   }
-  // sqrt(a) = sqrt(num · den) / den; scaled by 2^k, its integer part n: the root lies strictly in (n, n + 1) / 2^k
+  // x = a · 4^k is no perfect square (else the root were rational), so with n = isqrt(floor(x)) the root scaled by
+  // 2^k lies strictly in (n, n + 1): the stand-in is its midpoint, on a grid of 2^-(k+1) whatever a's denominator
   const k = finestStepBits(prepare(resultSpec)) + SQRT_GUARD_BITS;
-  const n = isqrt(k >= 0 ? (num * den) << BigInt(2 * k) : (num * den) >> BigInt(-2 * k));
-  return exactly(real(false, fraction(2n * n + 1n, den << BigInt(k + 1))), false);
+  const n = isqrt(k >= 0 ? (num << BigInt(2 * k)) / den : num / (den << BigInt(-2 * k)));
+  const odd = 2n * n + 1n;
+  return exactly(real(false, k >= -1 ? fraction(odd, 1n << BigInt(k + 1)) : fraction(odd << BigInt(-k - 1), 1n)),
+    false);
 }
 
 /** k such that 2^-k is at most the format's smallest step and its ties: every rounding boundary of the format lies

@@ -22,6 +22,11 @@ export function trailingZeros(n) {
 export function gcd(a, b) {
   if (a < 0n) a = -a;
   if (b < 0n) b = -b;
+  if (a === 0n || b === 0n) return a + b;
+  // where either is a power of two times 1 (a dyadic value's denominator), only twos are in common: no Euclid on
+  // numbers of thousands of bits, whose every step is a division
+  const twosA = trailingZeros(a), twosB = trailingZeros(b);
+  if (a >> BigInt(twosA) === 1n || b >> BigInt(twosB) === 1n) return 1n << BigInt(Math.min(twosA, twosB));
   while (b) [a, b] = [b, a % b];
   return a;
 }

@@ -207,6 +207,7 @@ KINDS = {
     "block": "/embed/visualise/mxfp4?preset=outlier",
     "compare": "/embed/compare?value=0.3952",
     "accumulation": "/embed/learn/accumulation?n=1000",
+    "arithmetic": "/embed/arithmetic?format=float16&op=add&a=1&b=2",
     "dot": "/embed/dot?n=64",
 }
 HIDEABLE = [(kind, part.name) for kind in KINDS for part in VOCABULARY[kind]]
