@@ -5,8 +5,10 @@ subnormal, the form app/formats/dot_product.py computes with."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sized
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TypeVar
 
 import numpy as np
 
@@ -19,8 +21,9 @@ from app.formats.vector import round_to_format
 from app.messages import N_
 from app.refusal import Refusal, quoted
 
-__all__ = ["DOT_DISTRIBUTIONS", "MAX_DOT_SEED", "MAX_VECTOR_TEXT", "StoredVector", "drawn_doubles", "drawn_vectors",
-           "parse_dot_setting", "parse_vector_items", "parse_vector", "stored_vector", "vectors"]
+__all__ = ["DOT_DISTRIBUTIONS", "MAX_DOT_SEED", "MAX_VECTOR_TEXT", "StoredVector", "checked_pair", "drawn_doubles",
+           "drawn_vectors", "parse_dot_setting", "parse_vector_items", "parse_vector", "smallest_exponent",
+           "stored_vector", "vector_items", "vectors"]
 
 DOT_DISTRIBUTIONS = {
     "normal": N_("Normal (mean 0, standard deviation 1)"),
@@ -32,6 +35,7 @@ MAX_DOT_SEED = 2**32 - 1
 MAX_VECTOR_TEXT = 64 * MAX_DOT_LENGTH  # characters of one typed vector
 OUTLIER_SHARE, OUTLIER_FACTOR = 0.005, 100.0
 _SEPARATORS = re.compile(r"[,;\s]+")
+_V = TypeVar("_V", bound=Sized)
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,11 @@ def parse_dot_setting(text: str, name: str, lowest: int, highest: int) -> int:
 
 def parse_vector(text: str, name: str) -> list[Real]:
     """The numbers of a typed vector, separated by commas, semicolons, spaces or new lines."""
+    return parse_vector_items(vector_items(text, name), name)
+
+
+def vector_items(text: str, name: str) -> list[str]:
+    """A typed vector's items, split where parse_vector splits it; refused where it has none or too many."""
     if len(text) > MAX_VECTOR_TEXT:
         raise DotInputError(template=N_("Vector %(name)s is %(length)s characters long; at most %(most)s are read."),
                             params={"name": name, "length": str(len(text)), "most": str(MAX_VECTOR_TEXT)})
@@ -66,13 +75,13 @@ def parse_vector(text: str, name: str) -> list[Real]:
     if len(items) > MAX_DOT_LENGTH:
         raise DotInputError(template=N_("Vector %(name)s has %(count)s numbers; at most %(most)s are taken."),
                             params={"name": name, "count": str(len(items)), "most": str(MAX_DOT_LENGTH)})
-    return parse_vector_items(items, name)
+    return items
 
 
-def parse_vector_items(items: list[str], name: str) -> list[Real]:
-    """A vector's numbers, one string each, finite."""
+def parse_vector_items(items: list[str], name: str, first: int = 1) -> list[Real]:
+    """A vector's numbers, one string each, finite (the first at position `first`)."""
     values = []
-    for position, item in enumerate(items, 1):
+    for position, item in enumerate(items, first):
         if len(item) > MAX_INPUT_LENGTH:
             raise DotInputError(template=N_("Number %(position)s of vector %(name)s is %(length)s characters long; at "
                                             "most %(most)s are read."),
@@ -93,7 +102,7 @@ def parse_vector_items(items: list[str], name: str) -> list[Real]:
     return values
 
 
-def _smallest_exponent(format_id: str) -> int:
+def smallest_exponent(format_id: str) -> int:
     spec = FORMATS[format_id]
     return spec.emin - spec.mantissa_bits
 
@@ -101,7 +110,7 @@ def _smallest_exponent(format_id: str) -> int:
 def stored_vector(values: list[Real], format_id: str) -> StoredVector:
     """Typed values stored in the format, one exact encode each."""
     checked_dot_format(format_id)
-    spec, scale = FORMATS[format_id], Fraction(2) ** -_smallest_exponent(format_id)
+    spec, scale = FORMATS[format_id], Fraction(2) ** -smallest_exponent(format_id)
     units, clamped, zeroed = [], 0, 0
     for value in values:
         stored = encode(spec, value, "nearest_even", "saturate")
@@ -140,7 +149,7 @@ def drawn_vectors(format_id: str, distribution: str, n: int, seed: int) -> tuple
     if not 1 <= n <= MAX_DOT_LENGTH or not 0 <= seed <= MAX_DOT_SEED:
         raise DotInputError(template=N_("n runs from 1 to %(most)s and the seed from 0 to %(most_seed)s."),
                             params={"most": str(MAX_DOT_LENGTH), "most_seed": str(MAX_DOT_SEED)})
-    spec, shift = FORMATS[format_id], -_smallest_exponent(format_id)
+    spec, shift = FORMATS[format_id], -smallest_exponent(format_id)
     out = []
     for drawn in drawn_doubles(distribution, n, seed):
         stored = round_to_format(drawn, spec, saturate=True).astype(np.float64)
@@ -155,9 +164,15 @@ def vectors(format_id: str, a: list[Real] | None, b: list[Real] | None, distribu
     """Both vectors typed, stored in the format; or neither, drawn."""
     if a is None and b is None:
         return drawn_vectors(format_id, distribution, n, seed)
+    a, b = checked_pair(a, b)
+    return stored_vector(a, format_id), stored_vector(b, format_id)
+
+
+def checked_pair(a: _V | None, b: _V | None) -> tuple[_V, _V]:
+    """Both vectors, when both are given with as many numbers each."""
     if a is None or b is None:
         raise DotInputError(template=N_("Give both vectors, a and b, or neither to draw them from a distribution."))
     if len(a) != len(b):
         raise DotInputError(template=N_("Vector a has %(a)s numbers and vector b %(b)s; a dot product needs as many "
                                         "in each."), params={"a": str(len(a)), "b": str(len(b))})
-    return stored_vector(a, format_id), stored_vector(b, format_id)
+    return a, b

@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from app.deps import rate_limited
-from app.formats import Real, parse_vector_items
+from app.formats.dot_reading import ReadVector, read_items
 from app.web.dot.figure import answer, compute
 from app.web.dot.schemas import DotAnswer, DotRequest
 from app.web.platform.schemas import UNREADABLE_BODY, refused
@@ -16,11 +16,9 @@ from app.web.platform.schemas import UNREADABLE_BODY, refused
 router = APIRouter(prefix="/api", tags=["dot product"])
 
 
-def _reals(values: list[float | str] | None, name: str) -> list[Real] | None:
+def _read(values: list[float | str] | None, name: str) -> ReadVector | None:
     """A vector as typed: a JSON number is read as the decimal it is written as (repr gives it back)."""
-    if values is None:
-        return None
-    return parse_vector_items([repr(v) if isinstance(v, float) else v for v in values], name)
+    return None if values is None else read_items(values, name)
 
 
 @router.post(
@@ -40,7 +38,7 @@ def _reals(values: list[float | str] | None, name: str) -> list[Real] | None:
     dependencies=[rate_limited("sums")],
 )
 def dot_api(body: DotRequest) -> JSONResponse:
-    figure = compute(body.format, _reals(body.a, "a"), _reals(body.b, "b"), body.distribution, body.n, body.seed,
+    figure = compute(body.format, _read(body.a, "a"), _read(body.b, "b"), body.distribution, body.n, body.seed,
                      body.methods, body.promote_every, body.step, body.step_method)
     content: dict[str, Any] = answer(figure)
     # DotAnswer documents this body; it is built from the core's exact values and not validated again

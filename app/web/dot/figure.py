@@ -4,14 +4,12 @@ JSON: the core computes, this only gathers its pieces. Refusals are the core's, 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
 from app.formats import (
     FORMATS,
     DotProduct,
-    Real,
     StepBits,
     StoredVector,
     TermBits,
@@ -20,8 +18,9 @@ from app.formats import (
     dot_methods_for,
     dot_product,
     step_bits,
-    vectors,
 )
+from app.formats.dot_reading import ReadVector, stored_vectors
+from app.formats.exact import _layout
 
 
 @dataclass(frozen=True)
@@ -36,27 +35,22 @@ class DotFigure:
     step_method: str | None
 
 
-def _tupled(values: list[Real] | None) -> tuple[Real, ...] | None:
-    return None if values is None else tuple(values)
-
-
-def compute(format_id: str, a: list[Real] | None, b: list[Real] | None, distribution: str, n: int, seed: int,
+def compute(format_id: str, a: ReadVector | None, b: ReadVector | None, distribution: str, n: int, seed: int,
             methods: list[str] | None, promote_every: int, step: int | None, step_method: str | None) -> DotFigure:
     """The figure for these settings (all the format's methods when none is named)."""
     checked_dot_format(format_id)
     chosen = tuple(m for m in dot_methods_for(format_id) if m in methods) if methods else dot_methods_for(format_id)
     for method in methods or ():
         checked_dot_method(method, format_id)
-    return _compute(format_id, _tupled(a), _tupled(b), distribution, n, seed, chosen, promote_every, step,
+    return _compute(format_id, a, b, distribution, n, seed, chosen, promote_every, step,
                     step_method)
 
 
 @lru_cache(maxsize=16)  # the page, its htmx swap and the API ask for the same figure
-def _compute(format_id: str, a: tuple[Real, ...] | None, b: tuple[Real, ...] | None, distribution: str, n: int,
+def _compute(format_id: str, a: ReadVector | None, b: ReadVector | None, distribution: str, n: int,
              seed: int, methods: tuple[str, ...], promote_every: int, step: int | None,
              step_method: str | None) -> DotFigure:
-    stored_a, stored_b = vectors(format_id, None if a is None else list(a), None if b is None else list(b),
-                                 distribution, n, seed)
+    stored_a, stored_b = stored_vectors(format_id, a, b, distribution, n, seed)
     product = dot_product(format_id, stored_a.units, stored_b.units, methods, promote_every)
     shown = step_method or methods[0]
     bits = step_bits(product, shown, step) if step is not None else None
@@ -65,10 +59,29 @@ def _compute(format_id: str, a: tuple[Real, ...] | None, b: tuple[Real, ...] | N
     return DotFigure(product, stored_a, stored_b, a is None, bits, shown if step is not None else None)
 
 
-def stored_values(stored: StoredVector, format_id: str) -> list[Real]:
+_FIVES = [5**k for k in range(300)]  # 5^k for every negative exponent a stored element has (to 2^-149)
+
+
+def stored_strings(stored: StoredVector, format_id: str) -> list[str]:
+    """Each stored element's exact decimal, as Real.exact_string writes it: an element is k × 2^e with k odd, whose
+    decimal is k × 5^-e × 10^e (e < 0) or the whole number k × 2^e; no Fraction is made."""
     spec = FORMATS[format_id]
-    scale = Fraction(2) ** (spec.emin - spec.mantissa_bits)
-    return [Real.of(u * scale) for u in stored.units]
+    smallest = spec.emin - spec.mantissa_bits
+    out = []
+    for u in stored.units:
+        if u == 0:
+            out.append("0")
+            continue
+        twos = (u & -u).bit_length() - 1
+        magnitude, e = abs(u) >> twos, smallest + twos
+        if e < 0:
+            text = _layout(str(magnitude * _FIVES[-e]), e)  # ends in 5: no trailing zero to strip
+        else:
+            digits = str(magnitude << e)
+            stripped = digits.rstrip("0")
+            text = _layout(stripped, len(digits) - len(stripped))
+        out.append("-" + text if u < 0 else text)
+    return out
 
 
 def _term(term: TermBits) -> dict[str, Any]:
@@ -93,8 +106,8 @@ def answer(figure: DotFigure) -> dict[str, Any]:
     product = figure.product
     return {
         "format": product.format_id, "n": product.n, "drawn": figure.drawn,
-        "a": [v.exact_string() for v in stored_values(figure.a, product.format_id)],
-        "b": [v.exact_string() for v in stored_values(figure.b, product.format_id)],
+        "a": stored_strings(figure.a, product.format_id),
+        "b": stored_strings(figure.b, product.format_id),
         "clamped": figure.a.clamped + figure.b.clamped, "zeroed": figure.a.zeroed + figure.b.zeroed,
         "promote_every": product.promote_every, "exact": product.exact.exact_string(),
         "steps": list(product.counts), "exact_running": list(product.exact_running),

@@ -26,8 +26,8 @@ from app.formats import (
     InputError,
     dot_methods_for,
     parse_dot_setting,
-    parse_vector,
 )
+from app.formats.dot_reading import read_vector
 from app.web.dot.chart import chart
 from app.web.dot.data import page_figure_slots, page_slots
 from app.web.dot.figure import DotFigure, compute
@@ -48,8 +48,8 @@ DEFAULTS = {"format": "bfloat16", "distribution": "normal", "n": "1024", "seed":
 
 def _figure(format_id: str, a: str, b: str, distribution: str, n: str, seed: str, methods: list[str],
             promote_every: str, step: str, bits: str) -> DotFigure:
-    typed_a = parse_vector(typed_list(a), "a") if a.strip() else None
-    typed_b = parse_vector(typed_list(b), "b") if b.strip() else None
+    typed_a = read_vector(typed_list(a), "a") if a.strip() else None
+    typed_b = read_vector(typed_list(b), "b") if b.strip() else None
     length = parse_dot_setting(n, "n", 1, MAX_DOT_LENGTH)
     every = parse_dot_setting(promote_every, "promote_every", 1, MAX_DOT_LENGTH)
     chosen_step = parse_dot_setting(step, "step", 1, MAX_DOT_LENGTH) if step.strip() else None
