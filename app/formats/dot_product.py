@@ -34,9 +34,8 @@ from app.formats.dot_arithmetic import (
     grid,
     real,
     rounded,
-    units_of,
-    value_exponent,
 )
+from app.formats.dot_fast import fused_at, kahan_at, product_doubles, sequential_at, value_of
 from app.formats.exact import Real
 from app.formats.registry import FORMATS
 from app.formats.summation import pairwise_sums
@@ -101,11 +100,12 @@ def product_exponents(format_id: str, a: Sequence[int], b: Sequence[int]) -> tup
     being the format's smallest normal exponent (MMA-Sim's extract_significand_exponent); None where it is zero."""
     spec = FORMATS[format_id]
     smallest = spec.emin - spec.mantissa_bits
-    out = []
-    for x, y in zip(a, b, strict=True):
-        ex, ey = value_exponent(x, smallest, spec.emin), value_exponent(y, smallest, spec.emin)
-        out.append(None if ex is None or ey is None else ex + ey)
-    return tuple(out)
+    factors = [np.ldexp(np.array([float(u) for u in v], dtype=np.float64), smallest) for v in (a, b)]
+    if len(factors[0]) != len(factors[1]):
+        raise ValueError("the vectors differ in length")
+    zero = (factors[0] == 0) | (factors[1] == 0)
+    summed = sum(np.maximum(np.frexp(np.abs(f))[1] - 1, spec.emin) for f in factors).tolist()
+    return tuple(None if z else e for z, e in zip(zero.tolist(), summed, strict=True))
 
 
 def dot_methods_for(format_id: str) -> tuple[str, ...]:
@@ -188,29 +188,24 @@ def fused_running(products: Sequence[int], exponents: Sequence[int | None], adde
     return values, traces
 
 
-def _pairwise(products: Sequence[int], fp32: Grid, counts: Sequence[int]) -> list[Value]:
-    stored = np.array([math.ldexp(float(rounded(p, fp32)), fp32.unit) for p in products])  # exact: 24 bits each
-    sums = pairwise_sums(stored, FORMATS["float32"], np.asarray(counts))
-    return [units_of(Real.of_float(s).fraction, fp32.unit) if math.isfinite(s) else float(s) for s in sums.tolist()]
-
-
-def _running(method: str, format_id: str, products: Sequence[int], exponents: Sequence[int | None],
+def _running(method: str, format_id: str, products: np.ndarray, exponents: Sequence[int | None],
              counts: Sequence[int], promote_every: int) -> list[Value]:
-    fp32, unit = grid("float32", product_unit(format_id)), product_unit(format_id)
-    picked = [k - 1 for k in counts]
+    """A method's values at the counts, on doubles (app/formats/dot_fast.py: the integer functions above, value for
+    value)."""
+    unit, picked = product_unit(format_id), [k - 1 for k in counts]
     if method in ("input_format", "fp32"):
-        own = output_grid(method, format_id)
-        running = sequential_running(products, own, own)
-        return [running[i] for i in picked]
-    if method == "kahan":
-        states = kahan_running(products, fp32)
-        return [states[i][0] for i in picked]
-    if method == "pairwise":
-        return _pairwise(products, fp32, counts)
-    if method == "promoted":
-        return fused_running(products, exponents, NARROW, fp32, counts, promote_every)[0]
-    model = TENSOR_CORES[method].models[format_id]
-    return fused_running(products, exponents, model.adder, grid("float32", unit), counts)[0]
+        values = sequential_at(products, output_grid(method, format_id), picked)
+    elif method == "kahan":
+        values = [total for total, _ in kahan_at(products, picked)]
+    elif method == "pairwise":
+        with np.errstate(over="ignore"):
+            stored = products.astype(np.float32).astype(np.float64)  # each product rounded to FP32 once
+        values = pairwise_sums(stored, FORMATS["float32"], np.asarray(counts)).tolist()
+    elif method == "promoted":
+        values = fused_at(products, exponents, NARROW, counts, promote_every)[0]
+    else:
+        values = fused_at(products, exponents, TENSOR_CORES[method].models[format_id].adder, counts)[0]
+    return [value_of(v, unit) for v in values]
 
 
 @dataclass(frozen=True)
@@ -278,7 +273,8 @@ def dot_product(format_id: str, a: Sequence[int], b: Sequence[int], methods: Seq
     counts = chart_counts(len(products))
     prefix = list(itertools.accumulate(products))
     exact_at = [prefix[k - 1] for k in counts]
-    results = tuple(_result(m, format_id, _running(m, format_id, products, exponents, counts, promote_every),
+    doubles = product_doubles(products, unit)
+    results = tuple(_result(m, format_id, _running(m, format_id, doubles, exponents, counts, promote_every),
                             exact_at, unit) for m in methods)
     return DotProduct(format_id, len(products), promote_every, unit, products, exponents, tuple(counts),
                       real(prefix[-1], unit),
