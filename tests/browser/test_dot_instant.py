@@ -196,3 +196,12 @@ def test_every_method_has_its_row_series_and_box(page: Page):
         expect(page.locator(f'tr[data-method="{method}"]')).to_have_count(1)
         expect(page.locator(f'path[data-series="{method}"]')).to_have_count(1)
         expect(page.locator(f'label[data-method="{method}"]')).to_have_count(1)
+
+
+def test_the_page_passes_axe_after_the_script_has_filled_it(page: Page, axe_check):
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto("/dot?format=float16&a=1 0x1p-11 0x1p-11&b=1 1 1&bits=v100&step=2")
+    page.fill("#dot-promote", "32")
+    page.select_option("#dot-bits", "kahan")
+    expect(page.locator('[data-slot="sum-method"]')).to_be_visible()
+    axe_check(page)
