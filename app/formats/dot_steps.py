@@ -26,15 +26,14 @@ from app.formats.dot_arithmetic import (
     truncated,
     value_exponent,
 )
+from app.formats.dot_fast import fused_at, kahan_at, product_doubles, sequential_at, value_of
 from app.formats.dot_product import (
     NARROW,
     DotInputError,
     DotProduct,
+    FusedTrace,
     checked_dot_method,
-    fused_running,
-    kahan_running,
     output_grid,
-    sequential_running,
 )
 from app.formats.exact import Real
 from app.formats.tensor_cores import TENSOR_CORES
@@ -111,14 +110,15 @@ def _layout(values: Sequence[Value], cut: int | None, unit: int) -> tuple[int, i
 def _rounded_step(figure: DotProduct, method: str, step: int) -> StepBits:
     unit, products = figure.unit, figure.products[:step]
     own = output_grid(method, figure.format_id) if method != "kahan" else grid("float32", unit)
-    if method == "kahan":
-        states = kahan_running(products, own)
-        total, compensation = states[-2] if step > 1 else (0, 0)
+    doubles, picked = product_doubles(products, unit), [step - 2, step - 1] if step > 1 else [0]
+    if method == "kahan":  # dot_fast's, value for value as kahan_running
+        states = [(value_of(t, unit), value_of(c, unit)) for t, c in kahan_at(doubles, picked)]
+        total, compensation = states[0] if step > 1 else (0, 0)
         addend: Value = rounded(add(rounded(products[-1], own), -compensation), own)
         result, role = states[-1][0], "corrected_product"
-    else:
-        running = sequential_running(products, own, own)
-        total, addend = running[-2] if step > 1 else 0, rounded(products[-1], own)
+    else:  # as sequential_running
+        running = [value_of(v, unit) for v in sequential_at(doubles, own, picked)]
+        total, addend = running[0] if step > 1 else 0, rounded(products[-1], own)
         result, role = running[-1], "product"
     exact = add(total, addend)
     cut = None if isinstance(exact, float) or exact == 0 else _cut_of(exact, own)
@@ -142,7 +142,10 @@ def _block_step(figure: DotProduct, method: str, step: int) -> StepBits:
     promote = figure.promote_every if method == "promoted" else None
     adder: FusedAdder = NARROW if method == "promoted" else TENSOR_CORES[method].models[figure.format_id].adder
     interval = promote or figure.n
-    (_, ), (trace, ) = fused_running(products, figure.exponents, adder, fp32, [step], promote)
+    (_, ), ((block_start, accumulator, promoted_total), ) = fused_at(product_doubles(products, unit),
+                                                                       figure.exponents, adder, [step], promote)
+    trace = FusedTrace(block_start, value_of(accumulator, unit),
+                       None if promoted_total is None else value_of(promoted_total, unit))  # as fused_running's
     start = trace.block_start
     end = min(start + adder.block, (start // interval + 1) * interval, figure.n)
     block = list(products[start:end])

@@ -15,6 +15,7 @@ import pytest
 
 from app.formats import FORMATS
 from app.formats.dot_arithmetic import Value, grid, real, rounded
+from app.formats.dot_fast import fused_at, kahan_at, product_doubles, sequential_at, value_of
 from app.formats.dot_inputs import drawn_vectors, smallest_exponent
 from app.formats.dot_product import (
     DOT_FORMATS,
@@ -107,3 +108,32 @@ def test_cancellation_gives_the_reference_values(format_id: str) -> None:
     b = [abs(x) for x in _typed(format_id, rng, 200, "mixed")]
     a += [-x for x in a]
     _check(format_id, a, b + b, promote_every=50)
+
+
+@pytest.mark.parametrize("format_id", DOT_FORMATS)
+def test_states_at_every_step_are_the_reference_states(format_id: str) -> None:
+    """What the step bits read: every running sum, Kahan's (sum, compensation) and each fused trace."""
+    rng = random.Random(f"states {format_id}")
+    a, b = _typed(format_id, rng, 150, "mixed"), _typed(format_id, rng, 150, "large")
+    unit, products = product_unit(format_id), [x * y for x, y in zip(a, b, strict=True)]
+    doubles, every = product_doubles(products, unit), list(range(len(a)))
+    fp32 = grid("float32", unit)
+    for method in ("input_format", "fp32"):
+        own = output_grid(method, format_id)
+        fast = [value_of(v, unit) for v in sequential_at(doubles, own, every)]
+        assert all(map(_same, fast, sequential_running(products, own, own)))
+    states = kahan_running(products, fp32)
+    fast_states = [(value_of(t, unit), value_of(c, unit)) for t, c in kahan_at(doubles, every)]
+    assert all(_same(x, y) and _same(c, d) for (x, c), (y, d) in zip(fast_states, states, strict=True))
+    exponents = product_exponents(format_id, a, b)
+    counts = range(1, len(a) + 1)
+    for adder, promote in [(NARROW, 16), *((m.models[format_id].adder, None) for m in TENSOR_CORES.values()
+                                           if format_id in m.models)]:
+        values, traces = fused_running(products, exponents, adder, fp32, counts, promote)
+        fast_values, fast_traces = fused_at(doubles, exponents, adder, counts, promote)
+        assert all(_same(value_of(v, unit), w) for v, w in zip(fast_values, values, strict=True))
+        for (start, accumulator, promoted), trace in zip(fast_traces, traces, strict=True):
+            assert start == trace.block_start and _same(value_of(accumulator, unit), trace.accumulator)
+            assert (promoted is None) == (trace.promoted_total is None)
+            if promoted is not None and trace.promoted_total is not None:
+                assert _same(value_of(promoted, unit), trace.promoted_total)
