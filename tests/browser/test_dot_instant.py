@@ -205,3 +205,13 @@ def test_the_page_passes_axe_after_the_script_has_filled_it(page: Page, axe_chec
     page.select_option("#dot-bits", "kahan")
     expect(page.locator('[data-slot="sum-method"]')).to_be_visible()
     axe_check(page)
+
+
+@pytest.mark.allowed_console_errors(r"422")  # the page is first served refused
+def test_a_method_asked_for_that_the_format_does_not_take_can_be_unchecked(page: Page):
+    page.goto("/dot?format=bfloat16&a=1&b=1&method=v100&method=fp32")
+    expect(page.locator("[data-error]")).to_contain_text("'v100' does not take bfloat16")
+    page.locator('label[data-method="v100"] input').uncheck()
+    expect(page.locator("[data-error]")).to_be_hidden()
+    expect(page.locator('tr[data-method="fp32"]')).to_be_visible()
+    assert "method=v100" not in page.url
