@@ -138,7 +138,7 @@ def test_a_generated_question_is_worded_in_every_part_and_graded_as_the_english(
                 assert mine.explanation != theirs.explanation
                 assert (mine.text == theirs.text) is (theirs.text == "NaN")  # a name, the same everywhere
             others = sorted(set(range(len(english.options))) - english.answers)
-            wrong: object = others[0]
+            wrong: object = [others[0]] if english.type == "multiple" else others[0]
         else:
             wrong = "0x0" if english.type == "bits" else str(getattr(english, "answer", 0) * 3 + 1000)
         right = right_answer(english)
