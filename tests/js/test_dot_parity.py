@@ -30,6 +30,7 @@ from typing import Any
 import pytest
 
 from app.formats import FORMATS, Real, decode
+from app.formats.dot_arithmetic import grid
 from app.formats.dot_inputs import (
     DOT_DISTRIBUTIONS,
     drawn_doubles,
@@ -42,14 +43,20 @@ from app.formats.dot_product import (
     DOT_FORMATS,
     DOT_METHODS,
     MAX_DOT_LENGTH,
+    NARROW,
     DotInputError,
-    _running,
     chart_counts,
     dot_methods_for,
     dot_product,
+    fused_running,
+    kahan_running,
+    output_grid,
     product_exponents,
+    product_unit,
+    sequential_running,
 )
 from app.formats.dot_steps import StepBits, TermBits, step_bits
+from app.formats.tensor_cores import TENSOR_CORES
 from app.refusal import Refusal
 from app.web.dot.chart import Tick, chart
 from app.web.dot.data import dot_models
@@ -121,8 +128,10 @@ def figure_reference(case: dict[str, Any]) -> str:
 def compared(node: Harness, call: str, cases: list[Any], reference: Any, names: list[str], *args: Any) -> int:
     """Node's answers for the cases against the reference's, worked out side by side; the number compared."""
     node.send(call, *args, cases)
-    ours = [reference(c) for c in cases]
-    theirs = node.receive()
+    try:
+        ours = [reference(c) for c in cases]
+    finally:
+        theirs = node.receive()  # even where the reference failed, so that the next call reads its own answer
     assert_same(names, ours, theirs, [])
     return len(cases)
 
@@ -253,12 +262,31 @@ def test_refusals_are_as_in_python(node: Harness) -> None:
 
 
 def finals_reference(format_id: str, methods: list[str], promote: int) -> Any:
+    """Each method's final value by the core's integer reference (sequential_running, kahan_running,
+    fused_running: dot_product computes on doubles, held value for value to these by tests/unit/formats/
+    test_dot_fast.py; a whole figure per pair would take minutes). Pairwise summation of one or two products is
+    their FP32 sum in order, so it is sequential_running there."""
+    unit = product_unit(format_id)
+    fp32, own = grid("float32", unit), output_grid("input_format", format_id)
+
+    def final(method: str, products: list[int], exponents: tuple[int | None, ...]) -> object:
+        n = len(products)
+        if method == "input_format":
+            return sequential_running(products, own, own)[-1]
+        if method in ("fp32", "pairwise"):
+            assert n <= 2 or method == "fp32"
+            return sequential_running(products, fp32, fp32)[-1]
+        if method == "kahan":
+            return kahan_running(products, fp32)[-1][0]
+        if method == "promoted":
+            return fused_running(products, exponents, NARROW, fp32, [n], promote)[0][0]
+        return fused_running(products, exponents, TENSOR_CORES[method].models[format_id].adder, fp32, [n])[0][0]
+
     def reference(case: list[list[str]]) -> str:
         a, b = [int(x) for x in case[0]], [int(x) for x in case[1]]
         products = [x * y for x, y in zip(a, b, strict=True)]
         exponents = product_exponents(format_id, a, b)
-        values = [_running(m, format_id, products, exponents, [len(products)], promote)[0] for m in methods]
-        return SEP.join(str(v) for v in values)  # units, or inf, -inf, nan
+        return SEP.join(str(final(m, products, exponents)) for m in methods)  # units, or inf, -inf, nan
     return reference
 
 
