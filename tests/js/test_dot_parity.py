@@ -55,6 +55,7 @@ from app.formats.dot_product import (
     product_unit,
     sequential_running,
 )
+from app.formats.dot_reading import read_vector, store_read
 from app.formats.dot_steps import StepBits, TermBits, step_bits
 from app.formats.tensor_cores import TENSOR_CORES
 from app.refusal import Refusal
@@ -309,7 +310,8 @@ def test_every_fp8_pair_is_as_in_python(node: Harness, format_id: str) -> None:
 # -- inputs --------------------------------------------------------------------------------------------------------
 
 ITEMS = ["0.5", "-1.25e-3", "0x1.8p-3", "1/3", "1e40", "\u22122", "-0", "65504", "448", "1e-50", "3.4028235e38",
-         "57344", "6e-8", "2.5", "7", "abc", "inf", "nan", "1e", "0x3c00", "1/0", "9" * 1101, "0.1", "-7/16"]
+         "57344", "6e-8", "2.5", "7", "1e99999", "-1e-99999", "0e99999", "123456789e-99990", "0x1.8p-300000",
+         "65520", "0x1.ffep15", "abc", "inf", "nan", "1e", "0x3c00", "1/0", "9" * 1101, "0.1", "-7/16"]
 GAPS = [",", ";", " ", "\n", ", ", "\t", "\u3000", "\x1c", "\xa0", ",,", " ; "]
 
 
@@ -322,17 +324,28 @@ def typed_reference(case: list[str]) -> str:
     return SEP.join([",".join(map(str, stored.units)), str(stored.clamped), str(stored.zeroed)])
 
 
+def read_reference(case: list[str]) -> str:
+    format_id, text, name = case
+    try:
+        stored = store_read(read_vector(text, name), format_id)
+    except DotInputError as error:
+        return _refusal(error)
+    return SEP.join([",".join(map(str, stored.units)), str(stored.clamped), str(stored.zeroed)])
+
+
 def test_typed_vectors_are_read_and_stored_as_in_python(node: Harness) -> None:
     rng = random.Random(f"{FIXED_SEED} typed")
     cases = []
     for _ in range(300):
         count = rng.randint(1, 12)
-        items = [rng.choice(ITEMS[:15]) if rng.random() < 0.93 else rng.choice(ITEMS) for _ in range(count)]
+        items = [rng.choice(ITEMS[:22]) if rng.random() < 0.93 else rng.choice(ITEMS) for _ in range(count)]
         text = rng.choice(["", " ", "\n"]) + "".join(item + rng.choice(GAPS) for item in items).rstrip(",; ")
         cases.append([rng.choice(DOT_FORMATS), text, rng.choice("ab")])
     cases += [["float16", "", "a"], ["float16", " ,; ", "b"], ["float16", "1 " * 4097, "a"],
               ["float16", "1," * 131073, "b"], ["bfloat16", ", ".join(["0.1"] * 4096), "a"]]
     assert compared(node, "typed", cases, typed_reference, [repr(c)[:200] for c in cases]) == len(cases)
+    # the server's own reading (app/formats/dot_reading.py: bounded work, bit for bit as the exact path) alike
+    assert compared(node, "typed", cases, read_reference, [repr(c)[:200] for c in cases]) == len(cases)
 
 
 def test_settings_are_read_as_in_python(node: Harness) -> None:
