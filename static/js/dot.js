@@ -10,7 +10,7 @@ import { codePoints } from "./codec_quote.js";
 import { typedList } from "./decimal_comma.js";
 import { DEFAULT_PROMOTE_EVERY, MAX_DOT_LENGTH, checkedFormat, checkedMethod, methodsFor, setModels } from "./dot_core.js";
 import { fillFigure, notation } from "./dot_fill.js";
-import { MAX_DOT_SEED, parseItem, parseSetting, storedDraws, storedItem, strip, vectorItems } from "./dot_inputs.js";
+import { MAX_DOT_SEED, parseSetting, storedDraws, strip, typedItem, vectorItems } from "./dot_inputs.js";
 import { dotProduct } from "./dot_product.js";
 import { stepBits } from "./dot_steps.js";
 import { quote } from "./urls.js";
@@ -59,7 +59,7 @@ function typedVector(text, name, spec) {
     const key = `${spec.id}\u0000${item}`;
     let stored = storedOf.get(key);
     if (!stored) {
-      stored = storedItem(parseItem(item, i + 1, name), spec);
+      stored = typedItem(item, i + 1, name, spec);
       if (storedOf.size > 50000) storedOf.clear();
       storedOf.set(key, stored);
     }

@@ -6,7 +6,7 @@
 import { InputError, SPACES, encodeValue, parseNumber, quoted } from "./codec.js";
 import { codePoints } from "./codec_quote.js";
 import { abs, grid, rounded } from "./dot_arithmetic.js";
-import { MAX_DOT_LENGTH, checkedFormat } from "./dot_core.js";
+import { MAX_DOT_LENGTH } from "./dot_core.js";
 import { ofDouble, readFraction, trailingZeros } from "./exact.js";
 
 export const MAX_VECTOR_TEXT = 64 * MAX_DOT_LENGTH, MAX_INPUT_LENGTH = 1100, MAX_DOT_SEED = 2 ** 32 - 1;
@@ -84,20 +84,6 @@ export function storedItem(value, spec) {
   return [units, stored.overflowed, units === 0n && value.num !== 0n];
 }
 
-/** stored_vector: typed values (reals) stored in the format: {units, clamped, zeroed}. */
-export function storedVector(values, spec) {
-  checkedFormat(spec.id);
-  const units = [];
-  let clamped = 0, zeroed = 0;
-  for (const value of values) {
-    const [u, over, zero] = storedItem(value, spec);
-    units.push(u);
-    clamped += over;
-    zeroed += zero;
-  }
-  return { units, clamped, zeroed };
-}
-
 /** drawn_vectors' storing of numpy's draws (doubles) in the format: round_to_format with saturation (one exact
  * nearest-even rounding of each double, clamped to ± the largest), the clamped ones those beyond the largest. */
 export function storedDraws(doubles, spec) {
@@ -116,3 +102,27 @@ export function storedDraws(doubles, spec) {
   }
   return { units, clamped, zeroed };
 }
+
+const DECIMAL = /^([+-]?)([0-9]*)(?:\.([0-9]*))?(?:e([+-]?[0-9]+))?$/i;
+const FAR_ABOVE = 40, FAR_BELOW = -46; // 10^40 is past every format's largest; below 10^-46, zero in each one
+
+/** A decimal item far beyond every format's range stored without building its exact value (10^99999 takes
+ * milliseconds, and a pasted vector can hold 4096 of them): ± the largest (clamped) or 0 (zeroed); null for any
+ * other item. As dot_reading.py's stand-ins on the server. */
+function farItem(item, spec) {
+  const m = DECIMAL.exec(strip(item).replaceAll("\u2212", "-"));
+  if (!m || item.length > MAX_INPUT_LENGTH) return null;
+  const digits = (m[2] || "") + (m[3] || ""), lead = digits.search(/[1-9]/);
+  if (lead < 0 || (m[4] && (BigInt(m[4]) > 100000n || BigInt(m[4]) < -100000n))) return null;
+  const order = digits.length - lead + Number(m[4] || 0) - (m[3] || "").length; // 10^(order - 1) <= |x| < 10^order
+  if (order - 1 >= FAR_ABOVE) {
+    const max = readFraction(spec.max), units = (max.num << BigInt(-smallestExponent(spec))) / max.den;
+    return [m[1] === "-" ? -units : units, true, false];
+  }
+  return order <= FAR_BELOW ? [0n, false, true] : null;
+}
+
+/** One item of a typed vector read and stored in the format: [units, clamped, zeroed], refused as
+ * parse_vector_items refuses it. */
+export const typedItem = (item, position, name, spec) => farItem(item, spec)
+  ?? storedItem(parseItem(item, position, name), spec);

@@ -3,7 +3,7 @@
 
 import * as codec from "../../static/js/codec.js";
 import { chartCounts, productExponents, runningValues, setModels } from "../../static/js/dot_core.js";
-import { parseItem, parseSetting, storedDraws, storedVector, vectorItems } from "../../static/js/dot_inputs.js";
+import { parseSetting, storedDraws, typedItem, vectorItems } from "../../static/js/dot_inputs.js";
 import { chartOf, fixed1 } from "../../static/js/dot_chart.js";
 import { notation } from "../../static/js/dot_fill.js";
 import { dotProduct } from "../../static/js/dot_product.js";
@@ -73,13 +73,14 @@ export function figures(cases) {
 /** chart_counts for each n. */
 export const counts = (ns) => ns.map((n) => chartCounts(n).join(","));
 
-/** Each [format, text, name]: the typed vector read and stored ({units, clamped, zeroed}), or the refusal. */
+/** Each [format, text, name]: the typed vector read and stored as the page does (dot.js: typedItem an item), its
+ * units, clamped and zeroed counts, or the refusal. */
 export function typed(cases) {
   return cases.map(([format, input, name]) => {
     try {
-      const items = vectorItems(input, name).map((item, i) => parseItem(item, i + 1, name));
-      const stored = storedVector(items, specs[format]);
-      return [stored.units.join(","), stored.clamped, stored.zeroed].join(SEP);
+      const stored = vectorItems(input, name).map((item, i) => typedItem(item, i + 1, name, specs[format]));
+      const count = (k) => stored.reduce((sum, item) => sum + Number(item[k]), 0);
+      return [stored.map((item) => item[0]).join(","), count(1), count(2)].join(SEP);
     } catch (error) {
       return refusal(error);
     }

@@ -311,7 +311,8 @@ def test_every_fp8_pair_is_as_in_python(node: Harness, format_id: str) -> None:
 
 ITEMS = ["0.5", "-1.25e-3", "0x1.8p-3", "1/3", "1e40", "\u22122", "-0", "65504", "448", "1e-50", "3.4028235e38",
          "57344", "6e-8", "2.5", "7", "1e99999", "-1e-99999", "0e99999", "123456789e-99990", "0x1.8p-300000",
-         "65520", "0x1.ffep15", "abc", "inf", "nan", "1e", "0x3c00", "1/0", "9" * 1101, "0.1", "-7/16"]
+         "65520", "0x1.ffep15", "1e40", "9.99e39", "-1e-46", "1.5e-47", "0.000e-99999", "-00012e38",
+         "abc", "inf", "nan", "1e", "0x3c00", "1/0", "9" * 1101, "0.1", "-7/16"]
 GAPS = [",", ";", " ", "\n", ", ", "\t", "\u3000", "\x1c", "\xa0", ",,", " ; "]
 
 
@@ -338,7 +339,7 @@ def test_typed_vectors_are_read_and_stored_as_in_python(node: Harness) -> None:
     cases = []
     for _ in range(300):
         count = rng.randint(1, 12)
-        items = [rng.choice(ITEMS[:22]) if rng.random() < 0.93 else rng.choice(ITEMS) for _ in range(count)]
+        items = [rng.choice(ITEMS[:28]) if rng.random() < 0.93 else rng.choice(ITEMS) for _ in range(count)]
         text = rng.choice(["", " ", "\n"]) + "".join(item + rng.choice(GAPS) for item in items).rstrip(",; ")
         cases.append([rng.choice(DOT_FORMATS), text, rng.choice("ab")])
     cases += [["float16", "", "a"], ["float16", " ,; ", "b"], ["float16", "1 " * 4097, "a"],
