@@ -73,6 +73,27 @@ DOT = {
                                                             for i in range(220)],
                                                       "b": [_value("1088-digit decimal at 10^+100000", n + i)
                                                             for i in range(220)]},
+    # every element a midpoint of FP32 written as repr writes it (the exact decimal decides each), and the bits of
+    # the last step of Kahan's sum
+    "4096 × 2 FP32 midpoints, kahan's step 4096": lambda n: {
+        "format": "float32", "step": 4096, "step_method": "kahan",
+        "a": [1 + (2 * ((i * 7919 + n) % 8388608) + 1) * 2.0**-24 for i in range(4096)],
+        "b": [-1 - (2 * ((i * 104729 + n) % 8388608) + 1) * 2.0**-24 for i in range(4096)]},
+    "4096 drawn, float16, all 9 methods, v100's step": lambda n: {"format": "float16", "n": 4096, "seed": n,
+                                                                 "distribution": "outliers", "step": 4096,
+                                                                 "step_method": "v100"},
+    "4096 × 2 fractions, tfloat32, all methods": lambda n: {"format": "tfloat32",
+                                                           "a": [f"{i + n}/3e-{i % 40}" for i in range(4096)],
+                                                           "b": [f"-{i % 97 + 1}/7e{i % 30}" for i in range(4096)]},
+}
+# The page: the longest typed vectors its query string takes (single digits, 1900 each), and the longest drawn
+DOT_PAGES = {
+    "1900 × 2 typed, float32, the last step": lambda n: "/dot?format=float32&a=" + "+".join(
+        str((i * 7 + n) % 9 + 1) for i in range(1900)) + "&b=" + "+".join(
+        str((i * 5 + n) % 9 + 1) for i in range(1900)),
+    "4096 drawn, float16, the last step": lambda n: f"/dot?format=float16&n=4096&seed={n}&distribution=outliers",
+    "/embed: 4096 drawn, tfloat32, h100's step": lambda n: (f"/embed/dot?format=tfloat32&n=4096&seed={n}"
+                                                            "&distribution=lognormal&bits=h100"),
 }
 
 
@@ -108,6 +129,9 @@ async def _measure(base: str) -> list[tuple[str, str, float, set[int]]]:
         ms, statuses = await cpu_ms(lambda n, b=body: client.request(
             "POST", "/api/dot", {"Content-Type": "application/json"}, json.dumps(b(n)).encode()))
         rows.append(("POST /api/dot", label, ms, statuses))
+    for label, path in DOT_PAGES.items():
+        ms, statuses = await cpu_ms(lambda n, p=path: client.request("GET", p(n)))
+        rows.append(("GET /dot", label, ms, statuses))
     client.close()
     return rows
 

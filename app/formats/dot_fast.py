@@ -16,6 +16,7 @@ for ±inf and NaN.
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Sequence
 
 import ml_dtypes
@@ -28,6 +29,8 @@ __all__ = ["fused_at", "kahan_at", "product_doubles", "rounded_doubles", "sequen
 _ACCUMULATE = {"float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16,
                "float8_e4m3fn": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2}
 _FP32_EMIN, _FP32_EMAX = -126, 127
+_FLOAT32 = struct.Struct("<f")
+_NONE = -(1 << 20)  # an exponent below every other: a zero product's
 
 
 def product_doubles(products: Sequence[int], unit: int) -> np.ndarray:
@@ -96,25 +99,15 @@ def kahan_at(products: np.ndarray, picked: Sequence[int]) -> list[tuple[float, f
 
 
 def _fp32(x: float) -> float:
-    """A double rounded to FP32, nearest-even, inf past its largest."""
-    with np.errstate(over="ignore"):
-        return float(np.float32(x))
+    """A double rounded to FP32, nearest-even (struct's pack rounds as C's cast does), inf past its largest."""
+    try:
+        return float(_FLOAT32.unpack(_FLOAT32.pack(x))[0])
+    except OverflowError:
+        return math.copysign(math.inf, x)
 
 
-def _fused_add(accumulator: float, products: list[float], exponents: list[int | None], adder: FusedAdder) -> float:
-    """dot_arithmetic.fused_add on doubles."""
-    if not math.isfinite(accumulator):
-        return accumulator
-    top = max((e for e in exponents if e is not None), default=None)
-    if accumulator:
-        own = max(math.frexp(accumulator)[1] - 1, _FP32_EMIN)
-        top = own if top is None else max(top, own)
-    if top is None:
-        return 0.0
-    grid = math.ldexp(1.0, top - adder.window + 1)
-    total = accumulator - math.fmod(accumulator, grid)
-    for t in products:
-        total += t - math.fmod(t, grid)  # exact: every partial sum lies on the cut's grid, within 34 bits
+def _output(total: float, adder: FusedAdder) -> float:
+    """dot_arithmetic.fused_output on a double: inf past FP32's range, else truncated to the adder's output bits."""
     if total == 0:
         return 0.0
     exponent = math.frexp(total)[1] - 1
@@ -124,24 +117,81 @@ def _fused_add(accumulator: float, products: list[float], exponents: list[int | 
     return math.ldexp(math.trunc(math.ldexp(total, -step)), step)  # toward zero
 
 
+def _fused_add(accumulator: float, products: list[float], exponents: list[int], adder: FusedAdder) -> float:
+    """dot_arithmetic.fused_add on doubles, the exponents of zero products being _NONE."""
+    if not math.isfinite(accumulator):
+        return accumulator
+    top = max(exponents, default=_NONE)
+    if accumulator:
+        top = max(top, math.frexp(accumulator)[1] - 1, _FP32_EMIN)
+    if top == _NONE:
+        return 0.0
+    grid = math.ldexp(1.0, top - adder.window + 1)
+    total = accumulator - math.fmod(accumulator, grid)
+    for t in products:
+        total += t - math.fmod(t, grid)  # exact: every partial sum lies on the cut's grid, within 34 bits
+    return _output(total, adder)
+
+
+def _guessed_sums(products: np.ndarray, exponents: list[int], adder: FusedAdder, starts: list[int],
+                  firsts: list[int]) -> tuple[list[int], list[int], list[float]]:
+    """For each block: its products' largest exponent, the cut guessed from the exact running sum before it (the
+    accumulator is close to it, so its exponent mostly is that sum's), and its products truncated at that cut and
+    summed (exact, as in _fused_add)."""
+    own = np.array(exponents, dtype=np.int64)
+    at = np.asarray(starts, dtype=np.intp)
+    tops = np.maximum.reduceat(own, at)
+    before = np.concatenate(([0.0], np.cumsum(products)))
+    guessed = before[at] - before[np.asarray(firsts, dtype=np.intp)]  # since the adder last started from zero
+    guessed_exponent = np.where(guessed != 0, np.maximum(np.frexp(guessed)[1] - 1, _FP32_EMIN), _NONE)
+    cuts = np.maximum(tops, guessed_exponent) - adder.window + 1
+    lengths = np.diff(np.append(at, len(products)))
+    with np.errstate(all="ignore"):
+        grid = np.repeat(np.ldexp(1.0, np.maximum(cuts, -1074)), lengths)
+        sums = np.add.reduceat(products - np.fmod(products, grid), at)
+    return tops.tolist(), cuts.tolist(), sums.tolist()
+
+
 def fused_at(products: np.ndarray, exponents: Sequence[int | None], adder: FusedAdder, counts: Sequence[int],
              promote_every: int | None = None) -> tuple[list[float], list[tuple[int, float, float | None]]]:
     """dot_product.fused_running on doubles: the values at the counts and, for each, (block start, accumulator
-    before the block, FP32 total before the interval)."""
-    p, e = products.tolist(), list(exponents)
+    before the block, FP32 total before the interval). A block whose cut is the guessed one adds its guessed sum;
+    any other is summed term by term."""
+    p, e = products.tolist(), [_NONE if x is None else x for x in exponents]
     n, interval = len(p), promote_every or len(p)
+    starts = [b for first in range(0, n, interval) for b in range(first, min(first + interval, n), adder.block)]
+    firsts = [b // interval * interval for b in starts]
+    tops, cuts, sums = _guessed_sums(products, e, adder, starts, firsts)
     before_block: dict[int, float] = {}
     before_interval: dict[int, float] = {}
-    total = 0.0
-    for start in range(0, n, interval):
-        before_interval[start] = total
-        accumulator = 0.0
-        stop = min(start + interval, n)
-        for block in range(start, stop, adder.block):
-            before_block[block] = accumulator
-            end = min(block + adder.block, stop)
+    total = accumulator = 0.0
+    frexp, fmod, ldexp, trunc = math.frexp, math.fmod, math.ldexp, math.trunc
+    window, bits = adder.window, adder.output_bits
+    for j, block in enumerate(starts):
+        if block == firsts[j]:
+            if block:
+                total = _fp32(total + accumulator) if promote_every else accumulator
+            before_interval[block], accumulator = total, 0.0
+        before_block[block] = accumulator
+        if accumulator - accumulator != 0:  # inf or NaN stays
+            continue
+        top = tops[j] if accumulator == 0 else max(tops[j], frexp(accumulator)[1] - 1, _FP32_EMIN)
+        if top == _NONE:
+            accumulator = 0.0
+        elif top - window + 1 == cuts[j]:  # as _fused_add and _output, inline
+            grid = ldexp(1.0, cuts[j])
+            summed = accumulator - fmod(accumulator, grid) + sums[j]
+            exponent = frexp(summed)[1] - 1
+            if summed == 0:
+                accumulator = 0.0
+            elif exponent > _FP32_EMAX:
+                accumulator = math.copysign(math.inf, summed)
+            else:
+                step = max(exponent, _FP32_EMIN) - bits + 1
+                accumulator = ldexp(trunc(ldexp(summed, -step)), step)
+        else:
+            end = min(block + adder.block, firsts[j] + interval, n)
             accumulator = _fused_add(accumulator, p[block:end], e[block:end], adder)
-        total = _fp32(total + accumulator) if promote_every else accumulator
     values, traces = [], []
     for k in counts:
         start = (k - 1) // interval * interval

@@ -14,6 +14,7 @@ are read by parse_number as before, which refuses them with the same sentences.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -62,31 +63,23 @@ class ReadVector:
         return len(self.doubles)
 
 
-def _digits(whole: str | None, frac: str | None, exp: str | None) -> tuple[int, int] | None:
-    """(significant digit count, exponent of the value's order) of a decimal, or None for zero; its digits are not
-    turned into a number."""
-    mantissa = ((whole or "") + (frac or "")).lstrip("0")
-    if not mantissa:
-        return None
-    return len(mantissa), (int(exp) if exp else 0) - len(frac or "")
-
-
-def _decimal_double(m: object, item: str) -> float | None:
+def _decimal_double(m: re.Match[str], item: str) -> float | None:
     """A decimal's nearest double, or None where parse_number must read it (no digit, an exponent out of range)."""
-    whole, frac, exp = m.group("int"), m.group("frac"), m.group("exp")  # type: ignore[attr-defined]
+    whole, frac, exp = m.group("int", "frac", "exp")
     if not whole and not frac or exp and abs(int(exp)) > MAX_DECIMAL_EXPONENT:
         return None
     d = float(item)
-    if d == 0 and _digits(whole, frac, exp) is not None:
+    if d == 0 and ((whole or "") + (frac or "")).strip("0"):
         return math.copysign(_TINY, d)
     return d
 
 
-def _hex_double(m: object, item: str) -> float | None:
-    whole, frac, exp = m.group("int"), m.group("frac"), int(m.group("exp"))  # type: ignore[attr-defined]
+def _hex_double(m: re.Match[str], item: str) -> float | None:
+    whole, frac, written = m.group("int", "frac", "exp")
+    exp = int(written)
     if not whole and not frac or abs(exp) > MAX_BINARY_EXPONENT:
         return None
-    negative = m.group("sign") == "-"  # type: ignore[attr-defined]
+    negative = m.group("sign") == "-"
     try:
         d = float.fromhex(item)
     except OverflowError:
@@ -96,26 +89,27 @@ def _hex_double(m: object, item: str) -> float | None:
     return d
 
 
-def _fraction_double(m: object) -> float | None:
-    group = m.group  # type: ignore[attr-defined]
-    top = _digits(group("int"), group("frac"), group("exp"))
-    bottom = _digits(group("int_d"), group("frac_d"), group("exp_d"))
-    if (not group("int") and not group("frac") or not group("int_d") and not group("frac_d") or bottom is None
-            or any(e and abs(int(e)) > MAX_DECIMAL_EXPONENT for e in (group("exp"), group("exp_d")))):
+def _fraction_double(m: re.Match[str]) -> float | None:
+    sign, whole, frac, exp, dsign, whole_d, frac_d, exp_d = m.group("sign", "int", "frac", "exp", "dsign", "int_d",
+                                                                     "frac_d", "exp_d")
+    top_exponent, bottom_exponent = int(exp) if exp else 0, int(exp_d) if exp_d else 0
+    if (not whole and not frac or not whole_d and not frac_d or abs(top_exponent) > MAX_DECIMAL_EXPONENT
+            or abs(bottom_exponent) > MAX_DECIMAL_EXPONENT):
         return None  # parse_number refuses it
-    if top is None:
+    top, bottom = (whole or "") + (frac or ""), (whole_d or "") + (frac_d or "")
+    num, den = int(top), int(bottom)  # at most MAX_INPUT_LENGTH digits
+    if den == 0:
+        return None
+    if num == 0:
         return 0.0
-    size = top[0] - bottom[0] + top[1] - bottom[1]  # the value lies between 10^(size-1) and 10^(size+1)
-    negative = (group("sign") == "-") != (group("dsign") == "-")
+    shift = top_exponent - len(frac or "") - bottom_exponent + len(frac_d or "")
+    size = len(top.lstrip("0")) - len(bottom.lstrip("0")) + shift  # the value is within 10^(size ± 1)
     if abs(size) > MAX_DECIMAL_EXPONENT + 1:
         return None
+    negative = (sign == "-") != (dsign == "-")
     if size >= _FAR or size <= -_FAR - 6:
         far = math.inf if size > 0 else _TINY
         return -far if negative else far
-    num = int((group("int") or "") + (group("frac") or ""))
-    den = int((group("int_d") or "") + (group("frac_d") or ""))
-    shift = (int(group("exp")) if group("exp") else 0) - len(group("frac") or "")
-    shift -= (int(group("exp_d")) if group("exp_d") else 0) - len(group("frac_d") or "")
     d = num * 10**shift / den if shift >= 0 else num / (den * 10**-shift)  # one correctly rounded division
     return -d if negative else d
 
@@ -123,13 +117,14 @@ def _fraction_double(m: object) -> float | None:
 def _double(item: str) -> float | None:
     """The item's nearest double (or stand-in), or None where parse_number must read it."""
     text = item.strip().replace("\u2212", "-")
-    if m := _HEX_FLOAT.fullmatch(text):
-        return _hex_double(m, text)
-    if m := _NUMBER.fullmatch(text):
-        return _decimal_double(m, text)
-    if m := _FRACTION.fullmatch(text):
-        return _fraction_double(m)
-    return None
+    if "/" in text:
+        m = _FRACTION.fullmatch(text)
+        return None if m is None else _fraction_double(m)
+    if "x" in text or "X" in text:
+        m = _HEX_FLOAT.fullmatch(text)
+        return None if m is None else _hex_double(m, text)
+    m = _NUMBER.fullmatch(text)
+    return None if m is None else _decimal_double(m, text)
 
 
 def read_items(items: Sequence[float | str], name: str) -> ReadVector:
@@ -156,10 +151,12 @@ def read_vector(text: str, name: str) -> ReadVector:
 
 def _exact_side(item: float | str, d: float) -> int:
     """The sign of (the item's exact value − d), d being its nearest double and finite."""
-    text = repr(item) if isinstance(item, float) else item.strip().replace("\u2212", "-")
+    if isinstance(item, float):
+        x, y = Decimal(repr(item)), Decimal(d)
+        return (x > y) - (x < y)
+    text = item.strip().replace("\u2212", "-")
     if _NUMBER.fullmatch(text):
-        x = Decimal(text)
-        y = Decimal(d)
+        x, y = Decimal(text), Decimal(d)
         return (x > y) - (x < y)
     xf, yf = parse_number(text).fraction, Fraction(d)  # hex floats and fractions: bounded, the value is in range
     return (xf > yf) - (xf < yf)
@@ -178,9 +175,13 @@ def store_read(read: ReadVector, format_id: str) -> StoredVector:
     quantum = exponent - precision + 1  # the exponent of the format's step at each value
     r = np.ldexp(a, -quantum)  # exact: below 2^precision
     k = np.rint(r)  # nearest, ties to even
-    for i in np.flatnonzero(r - np.floor(r) == 0.5).tolist():  # a midpoint: the exact value decides
-        side = _exact_side(read.items[i], float(d[i])) * (1 if d[i] > 0 else -1)
-        k[i] = math.floor(r[i]) + 1 if side > 0 else math.floor(r[i]) if side < 0 else k[i]
+    ties = np.flatnonzero(r - np.floor(r) == 0.5)  # a midpoint: the exact value decides
+    if ties.size:
+        decided = []
+        for i, x, half, even in zip(ties.tolist(), d[ties].tolist(), r[ties].tolist(), k[ties].tolist(), strict=True):
+            side = _exact_side(read.items[i], x) * (1 if x > 0 else -1)  # which way from the magnitude
+            decided.append(math.floor(half) + (side > 0) if side else even)
+        k[ties] = decided
     magnitude = np.ldexp(k, quantum)
     over = (magnitude > largest) | ~finite
     magnitude = np.where(over, largest, magnitude)
