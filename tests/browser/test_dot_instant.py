@@ -215,3 +215,12 @@ def test_a_method_asked_for_that_the_format_does_not_take_can_be_unchecked(page:
     expect(page.locator("[data-error]")).to_be_hidden()
     expect(page.locator('tr[data-method="fp32"]')).to_be_visible()
     assert "method=v100" not in page.url
+
+
+def test_in_a_frame_the_lab_is_instant_and_its_address_stays_framed(page: Page, browser_log: BrowserLog):
+    page.goto("/embed/dot?format=float16&a=1,2&b=3,4")
+    sent = len(browser_log.requests)
+    page.fill("#dot-b", "3,5")
+    expect(page.locator("[data-exact]")).to_have_text("13")
+    assert "/embed/dot?" in page.url and "b=3%2C5" in page.url
+    assert browser_log.requests[sent:] == []
