@@ -18,19 +18,39 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import ml_dtypes
 import numpy as np
 
 from app.formats.dot_arithmetic import FusedAdder, Grid, Value
 
-__all__ = ["fused_at", "kahan_at", "product_doubles", "rounded_doubles", "sequential_at", "value_of"]
+__all__ = ["Terms", "fused_at", "kahan_at", "product_doubles", "rounded_doubles", "sequential_at", "terms", "value_of"]
 
 _ACCUMULATE = {"float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16,
                "float8_e4m3fn": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2}
 _FP32_EMIN, _FP32_EMAX = -126, 127
 _FLOAT32 = struct.Struct("<f")
 _NONE = -(1 << 20)  # an exponent below every other: a zero product's
+
+
+@dataclass(frozen=True)
+class Terms:
+    """The products as the fused adders read them, made once for every method: doubles (an array and a list), their
+    exponents (a zero product's _NONE; a list and an array with one _NONE more) and the running sums before each."""
+
+    doubles: np.ndarray
+    values: list[float]
+    exponents: list[int]
+    exponent_array: np.ndarray
+    before: np.ndarray
+
+
+def terms(products: np.ndarray, exponents: Sequence[int | None]) -> Terms:
+    """Terms of the products (doubles, from product_doubles) with their exponents (product_exponents)."""
+    own = [_NONE if x is None else x for x in exponents]
+    return Terms(products, products.tolist(), own, np.array([*own, _NONE], dtype=np.int64),
+                 np.concatenate(([0.0], np.cumsum(products))))
 
 
 def product_doubles(products: Sequence[int], unit: int) -> np.ndarray:
@@ -133,35 +153,33 @@ def _fused_add(accumulator: float, products: list[float], exponents: list[int], 
     return _output(total, adder)
 
 
-def _guessed_sums(products: np.ndarray, exponents: list[int], adder: FusedAdder, starts: list[int],
+def _guessed_sums(t: Terms, adder: FusedAdder, starts: list[int],
                   firsts: list[int]) -> tuple[list[int], list[int], list[float]]:
     """For each block: its products' largest exponent, the cut guessed from the exact running sum before it (the
     accumulator is close to it, so its exponent mostly is that sum's), and its products truncated at that cut and
     summed (exact, as in _fused_add)."""
-    own = np.array(exponents, dtype=np.int64)
     at = np.asarray(starts, dtype=np.intp)
-    tops = np.maximum.reduceat(own, at)
-    before = np.concatenate(([0.0], np.cumsum(products)))
-    guessed = before[at] - before[np.asarray(firsts, dtype=np.intp)]  # since the adder last started from zero
+    tops = np.maximum.reduceat(t.exponent_array[:-1], at)
+    guessed = t.before[at] - t.before[np.asarray(firsts, dtype=np.intp)]  # since the adder last started from zero
     guessed_exponent = np.where(guessed != 0, np.maximum(np.frexp(guessed)[1] - 1, _FP32_EMIN), _NONE)
     cuts = np.maximum(tops, guessed_exponent) - adder.window + 1
-    lengths = np.diff(np.append(at, len(products)))
+    lengths = np.diff(np.append(at, len(t.values)))
     with np.errstate(all="ignore"):
         grid = np.repeat(np.ldexp(1.0, np.maximum(cuts, -1074)), lengths)
-        sums = np.add.reduceat(products - np.fmod(products, grid), at)
+        sums = np.add.reduceat(t.doubles - np.fmod(t.doubles, grid), at)
     return tops.tolist(), cuts.tolist(), sums.tolist()
 
 
-def fused_at(products: np.ndarray, exponents: Sequence[int | None], adder: FusedAdder, counts: Sequence[int],
+def fused_at(t: Terms, adder: FusedAdder, counts: Sequence[int],
              promote_every: int | None = None) -> tuple[list[float], list[tuple[int, float, float | None]]]:
     """dot_product.fused_running on doubles: the values at the counts and, for each, (block start, accumulator
     before the block, FP32 total before the interval). A block whose cut is the guessed one adds its guessed sum;
     any other is summed term by term."""
-    p, e = products.tolist(), [_NONE if x is None else x for x in exponents]
+    p, e = t.values, t.exponents
     n, interval = len(p), promote_every or len(p)
     starts = [b for first in range(0, n, interval) for b in range(first, min(first + interval, n), adder.block)]
     firsts = [b // interval * interval for b in starts]
-    tops, cuts, sums = _guessed_sums(products, e, adder, starts, firsts)
+    tops, cuts, sums = _guessed_sums(t, adder, starts, firsts)
     before_block: dict[int, float] = {}
     before_interval: dict[int, float] = {}
     total = accumulator = 0.0
@@ -192,12 +210,40 @@ def fused_at(products: np.ndarray, exponents: Sequence[int | None], adder: Fused
         else:
             end = min(block + adder.block, firsts[j] + interval, n)
             accumulator = _fused_add(accumulator, p[block:end], e[block:end], adder)
+    blocks = [(k - 1) // interval * interval + (k - 1) % interval // adder.block * adder.block for k in counts]
+    partials = _partial_blocks(t, adder, [before_block[b] for b in blocks], blocks, list(counts))
     values, traces = [], []
-    for k in counts:
-        start = (k - 1) // interval * interval
-        block = start + (k - 1 - start) // adder.block * adder.block
-        partial = _fused_add(before_block[block], p[block:k], e[block:k], adder)
-        promoted = before_interval[start] if promote_every else None
+    for k, block, partial in zip(counts, blocks, partials, strict=True):
+        promoted = before_interval[(k - 1) // interval * interval] if promote_every else None
         values.append(partial if promoted is None else _fp32(promoted + partial))
         traces.append((block, before_block[block], promoted))
     return values, traces
+
+
+def _partial_blocks(t: Terms, adder: FusedAdder, accumulators: list[float], starts: list[int],
+                    stops: list[int]) -> list[float]:
+    """_fused_add of each accumulator and the products from its start to its stop (a block as far as a count):
+    the cuts from the ranges' largest exponents, the truncated terms gathered and summed whole."""
+    bounds = np.array([x for pair in zip(starts, stops, strict=True) for x in pair], dtype=np.intp)
+    tops = np.maximum.reduceat(t.exponent_array, bounds)[::2].tolist()
+    cuts = []
+    for accumulator, top in zip(accumulators, tops, strict=True):
+        if accumulator and math.isfinite(accumulator):
+            top = max(top, math.frexp(accumulator)[1] - 1, _FP32_EMIN)
+        cuts.append(top - adder.window + 1 if top != _NONE else 0)
+    lengths = np.asarray(stops, dtype=np.intp) - np.asarray(starts, dtype=np.intp)
+    offsets = np.cumsum(lengths) - lengths
+    gathered = t.doubles[np.repeat(np.asarray(starts, dtype=np.intp) - offsets, lengths) + np.arange(lengths.sum())]
+    with np.errstate(all="ignore"):
+        grid = np.repeat(np.ldexp(1.0, np.maximum(np.asarray(cuts, dtype=np.int64), -1074)), lengths)
+        sums = np.add.reduceat(gathered - np.fmod(gathered, grid), offsets).tolist()
+    out = []
+    for accumulator, top, cut, summed in zip(accumulators, tops, cuts, sums, strict=True):
+        if not math.isfinite(accumulator):
+            out.append(accumulator)
+        elif top == _NONE and accumulator == 0:
+            out.append(0.0)
+        else:
+            grid_step = math.ldexp(1.0, cut)
+            out.append(_output(accumulator - math.fmod(accumulator, grid_step) + summed, adder))
+    return out

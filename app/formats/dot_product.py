@@ -35,7 +35,7 @@ from app.formats.dot_arithmetic import (
     real,
     rounded,
 )
-from app.formats.dot_fast import fused_at, kahan_at, product_doubles, sequential_at, value_of
+from app.formats.dot_fast import Terms, fused_at, kahan_at, product_doubles, sequential_at, terms, value_of
 from app.formats.exact import Real
 from app.formats.registry import FORMATS
 from app.formats.summation import pairwise_sums
@@ -188,23 +188,22 @@ def fused_running(products: Sequence[int], exponents: Sequence[int | None], adde
     return values, traces
 
 
-def _running(method: str, format_id: str, products: np.ndarray, exponents: Sequence[int | None],
-             counts: Sequence[int], promote_every: int) -> list[Value]:
+def _running(method: str, format_id: str, products: Terms, counts: Sequence[int], promote_every: int) -> list[Value]:
     """A method's values at the counts, on doubles (app/formats/dot_fast.py: the integer functions above, value for
     value)."""
     unit, picked = product_unit(format_id), [k - 1 for k in counts]
     if method in ("input_format", "fp32"):
-        values = sequential_at(products, output_grid(method, format_id), picked)
+        values = sequential_at(products.doubles, output_grid(method, format_id), picked)
     elif method == "kahan":
-        values = [total for total, _ in kahan_at(products, picked)]
+        values = [total for total, _ in kahan_at(products.doubles, picked)]
     elif method == "pairwise":
         with np.errstate(over="ignore"):
-            stored = products.astype(np.float32).astype(np.float64)  # each product rounded to FP32 once
+            stored = products.doubles.astype(np.float32).astype(np.float64)  # each product rounded to FP32 once
         values = pairwise_sums(stored, FORMATS["float32"], np.asarray(counts)).tolist()
     elif method == "promoted":
-        values = fused_at(products, exponents, NARROW, counts, promote_every)[0]
+        values = fused_at(products, NARROW, counts, promote_every)[0]
     else:
-        values = fused_at(products, exponents, TENSOR_CORES[method].models[format_id].adder, counts)[0]
+        values = fused_at(products, TENSOR_CORES[method].models[format_id].adder, counts)[0]
     return [value_of(v, unit) for v in values]
 
 
@@ -273,8 +272,8 @@ def dot_product(format_id: str, a: Sequence[int], b: Sequence[int], methods: Seq
     counts = chart_counts(len(products))
     prefix = list(itertools.accumulate(products))
     exact_at = [prefix[k - 1] for k in counts]
-    doubles = product_doubles(products, unit)
-    results = tuple(_result(m, format_id, _running(m, format_id, doubles, exponents, counts, promote_every),
+    prepared = terms(product_doubles(products, unit), exponents)
+    results = tuple(_result(m, format_id, _running(m, format_id, prepared, counts, promote_every),
                             exact_at, unit) for m in methods)
     return DotProduct(format_id, len(products), promote_every, unit, products, exponents, tuple(counts),
                       real(prefix[-1], unit),

@@ -47,6 +47,7 @@ from app.formats.registry import FORMATS
 __all__ = ["ReadVector", "read_items", "read_vector", "store_read", "stored_vectors"]
 
 _TINY = 5e-324  # stands in for a nonzero value below every format's smallest half step
+_TENS = [10**k for k in range(2 * MAX_INPUT_LENGTH + 100)]
 _FAR = 41  # decimal orders of magnitude: from 10^40 on, past every format's largest; below 10^-46, zero in every one
 
 
@@ -90,8 +91,7 @@ def _hex_double(m: re.Match[str], item: str) -> float | None:
 
 
 def _fraction_double(m: re.Match[str]) -> float | None:
-    sign, whole, frac, exp, dsign, whole_d, frac_d, exp_d = m.group("sign", "int", "frac", "exp", "dsign", "int_d",
-                                                                     "frac_d", "exp_d")
+    sign, whole, frac, exp, dsign, whole_d, frac_d, exp_d = m.groups()
     top_exponent, bottom_exponent = int(exp) if exp else 0, int(exp_d) if exp_d else 0
     if (not whole and not frac or not whole_d and not frac_d or abs(top_exponent) > MAX_DECIMAL_EXPONENT
             or abs(bottom_exponent) > MAX_DECIMAL_EXPONENT):
@@ -110,7 +110,8 @@ def _fraction_double(m: re.Match[str]) -> float | None:
     if size >= _FAR or size <= -_FAR - 6:
         far = math.inf if size > 0 else _TINY
         return -far if negative else far
-    d = num * 10**shift / den if shift >= 0 else num / (den * 10**-shift)  # one correctly rounded division
+    # one correctly rounded division; |shift| is at most the digits and _FAR + 6 here
+    d = num * _TENS[shift] / den if shift >= 0 else num / (den * _TENS[-shift])
     return -d if negative else d
 
 
@@ -149,11 +150,20 @@ def read_vector(text: str, name: str) -> ReadVector:
     return read_items(vector_items(text, name), name)
 
 
+def _repr_side(item: float) -> int:
+    """The sign of (the decimal repr(item) writes − item): whole numbers, digits × 10^k against a ratio to 2^j."""
+    mantissa, _, written = repr(item).partition("e")
+    whole, _, frac = mantissa.partition(".")
+    digits, k = int(whole + frac), (int(written) if written else 0) - len(frac)
+    num, den = item.as_integer_ratio()
+    x, y = (digits * _TENS[k] * den, num) if k >= 0 else (digits * den, num * _TENS[-k])
+    return (x > y) - (x < y)
+
+
 def _exact_side(item: float | str, d: float) -> int:
     """The sign of (the item's exact value − d), d being its nearest double and finite."""
     if isinstance(item, float):
-        x, y = Decimal(repr(item)), Decimal(d)
-        return (x > y) - (x < y)
+        return _repr_side(item)
     text = item.strip().replace("\u2212", "-")
     if _NUMBER.fullmatch(text):
         x, y = Decimal(text), Decimal(d)

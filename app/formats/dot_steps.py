@@ -27,6 +27,7 @@ from app.formats.dot_arithmetic import (
     value_exponent,
 )
 from app.formats.dot_fast import fused_at, kahan_at, product_doubles, sequential_at, value_of
+from app.formats.dot_fast import terms as fused_terms
 from app.formats.dot_product import (
     NARROW,
     DotInputError,
@@ -142,8 +143,8 @@ def _block_step(figure: DotProduct, method: str, step: int) -> StepBits:
     promote = figure.promote_every if method == "promoted" else None
     adder: FusedAdder = NARROW if method == "promoted" else TENSOR_CORES[method].models[figure.format_id].adder
     interval = promote or figure.n
-    (_, ), ((block_start, accumulator, promoted_total), ) = fused_at(product_doubles(products, unit),
-                                                                       figure.exponents, adder, [step], promote)
+    (_, ), ((block_start, accumulator, promoted_total), ) = fused_at(
+        fused_terms(product_doubles(products, unit), figure.exponents), adder, [step], promote)
     trace = FusedTrace(block_start, value_of(accumulator, unit),
                        None if promoted_total is None else value_of(promoted_total, unit))  # as fused_running's
     start = trace.block_start

@@ -15,7 +15,7 @@ import pytest
 
 from app.formats import FORMATS
 from app.formats.dot_arithmetic import Value, grid, real, rounded
-from app.formats.dot_fast import fused_at, kahan_at, product_doubles, sequential_at, value_of
+from app.formats.dot_fast import fused_at, kahan_at, product_doubles, sequential_at, terms, value_of
 from app.formats.dot_inputs import drawn_vectors, smallest_exponent
 from app.formats.dot_product import (
     DOT_FORMATS,
@@ -130,7 +130,7 @@ def test_states_at_every_step_are_the_reference_states(format_id: str) -> None:
     for adder, promote in [(NARROW, 16), *((m.models[format_id].adder, None) for m in TENSOR_CORES.values()
                                            if format_id in m.models)]:
         values, traces = fused_running(products, exponents, adder, fp32, counts, promote)
-        fast_values, fast_traces = fused_at(doubles, exponents, adder, counts, promote)
+        fast_values, fast_traces = fused_at(terms(doubles, exponents), adder, counts, promote)
         assert all(_same(value_of(v, unit), w) for v, w in zip(fast_values, values, strict=True))
         for (start, accumulator, promoted), trace in zip(fast_traces, traces, strict=True):
             assert start == trace.block_start and _same(value_of(accumulator, unit), trace.accumulator)
