@@ -76,16 +76,6 @@ def rounded_doubles(x: np.ndarray, to: Grid) -> np.ndarray:
     return np.copysign(kept, x)
 
 
-def _rounded_scalar(x: float, to: Grid, largest: float) -> float:
-    if x == 0 or not math.isfinite(x):
-        return x
-    step = max(math.frexp(x)[1] - 1, to.emin) - to.precision + 1
-    kept = math.ldexp(round(math.ldexp(x, -step)), step)  # round: ties to even, exact on a double below 2^53
-    if abs(kept) > largest:
-        return math.copysign(math.inf, x) if to.overflow == "inf" else math.nan
-    return kept
-
-
 def sequential_at(products: np.ndarray, to: Grid, picked: Sequence[int]) -> list[float]:
     """The running sums at the picked indices: each product rounded to `to`, each partial sum too
     (sequential_running with one grid for both)."""
@@ -97,8 +87,15 @@ def sequential_at(products: np.ndarray, to: Grid, picked: Sequence[int]) -> list
             out: list[float] = sums[np.asarray(picked, dtype=np.intp)].tolist()
             return out
     largest, total, running = math.ldexp(float(to.largest), to.unit), 0.0, []
-    for q in addends.tolist():
-        total = _rounded_scalar(total + q, to, largest)
+    frexp, ldexp, emin, precision = math.frexp, math.ldexp, to.emin, to.precision
+    overflow = math.nan if to.overflow == "nan" else math.inf
+    for q in addends.tolist():  # each sum rounded as rounded_doubles rounds
+        total += q
+        if total != 0 and total - total == 0:
+            step = max(frexp(total)[1] - 1, emin) - precision + 1
+            total = ldexp(round(ldexp(total, -step)), step)
+            if abs(total) > largest:
+                total = math.copysign(overflow, total)
         running.append(total)
     return [running[i] for i in picked]
 

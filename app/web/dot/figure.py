@@ -75,7 +75,14 @@ def stored_strings(stored: StoredVector, format_id: str) -> list[str]:
         twos = (u & -u).bit_length() - 1
         magnitude, e = abs(u) >> twos, smallest + twos
         if e < 0:
-            text = _layout(str(magnitude * _FIVES[-e]), e)  # ends in 5: no trailing zero to strip
+            digits = str(magnitude * _FIVES[-e])  # ends in 5: no trailing zero to strip
+            lead = len(digits) + e  # digits before the point
+            if 0 < lead < 22:
+                text = digits[:lead] + "." + digits[lead:]
+            elif -6 < lead <= 0:
+                text = "0." + "0" * -lead + digits
+            else:
+                text = _layout(digits, e)
         else:
             digits = str(magnitude << e)
             stripped = digits.rstrip("0")
