@@ -67,10 +67,10 @@ def stored_strings(stored: StoredVector, format_id: str) -> list[str]:
     decimal is k × 5^-e × 10^e (e < 0) or the whole number k × 2^e; no Fraction is made."""
     spec = FORMATS[format_id]
     smallest = spec.emin - spec.mantissa_bits
-    out = []
+    out, seen = [], {0: "0"}
     for u in stored.units:
-        if u == 0:
-            out.append("0")
+        if u in seen:
+            out.append(seen[u])
             continue
         twos = (u & -u).bit_length() - 1
         magnitude, e = abs(u) >> twos, smallest + twos
@@ -87,7 +87,8 @@ def stored_strings(stored: StoredVector, format_id: str) -> list[str]:
             digits = str(magnitude << e)
             stripped = digits.rstrip("0")
             text = _layout(stripped, len(digits) - len(stripped))
-        out.append("-" + text if u < 0 else text)
+        seen[u] = text = "-" + text if u < 0 else text
+        out.append(text)
     return out
 
 
