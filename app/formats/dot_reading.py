@@ -133,9 +133,14 @@ def read_items(items: Sequence[float | str], name: str) -> ReadVector:
     exactly as parse_vector_items refuses them."""
     doubles: list[float] = []
     exact: list[tuple[int, Real]] = []
+    read: dict[str, float | None] = {}  # a string typed again is read once
     for position, item in enumerate(items, 1):
-        d = (item if math.isfinite(item) else None) if isinstance(item, float) else (
-            _double(item) if len(item) <= MAX_INPUT_LENGTH else None)
+        if isinstance(item, float):
+            d = item if math.isfinite(item) else None
+        elif item in read:
+            d = read[item]
+        else:
+            d = read[item] = _double(item) if len(item) <= MAX_INPUT_LENGTH else None
         if d is None:
             text = repr(item) if isinstance(item, float) else item
             value = parse_vector_items([text], name, position)[0]
