@@ -9,22 +9,24 @@ import { exactString, ofFraction, signed } from "./codec_values.js";
 import { compare, layout, roundedDigits } from "./exact.js";
 import { Phrase } from "./words.js";
 
+// Phrases, so that the build finds each sentence and the page carries its translation (script_words.py)
 export const SPECIAL_RULES = {
-  nan_operand: "A NaN operand makes the result NaN: NaN in, NaN out.",
-  inf_minus_inf: "inf − inf has no value: the result is NaN (invalid operation).",
-  zero_times_inf: "0 × inf has no value: the result is NaN (invalid operation).",
-  zero_over_zero: "0 / 0 has no value: the result is NaN (invalid operation).",
-  inf_over_inf: "inf / inf has no value: the result is NaN (invalid operation).",
-  sqrt_negative: "A negative number has no real square root: the result is NaN (invalid operation).",
-  divide_by_zero: "A nonzero number divided by zero is an infinity with the quotient's sign (division by zero).",
+  nan_operand: new Phrase("A NaN operand makes the result NaN: NaN in, NaN out."),
+  inf_minus_inf: new Phrase("inf − inf has no value: the result is NaN (invalid operation)."),
+  zero_times_inf: new Phrase("0 × inf has no value: the result is NaN (invalid operation)."),
+  zero_over_zero: new Phrase("0 / 0 has no value: the result is NaN (invalid operation)."),
+  inf_over_inf: new Phrase("inf / inf has no value: the result is NaN (invalid operation)."),
+  sqrt_negative: new Phrase("A negative number has no real square root: the result is NaN (invalid operation)."),
+  divide_by_zero: new Phrase("A nonzero number divided by zero is an infinity with the quotient's sign (division by "
+    + "zero)."),
 };
 export const ROUNDING_NAMES = {
-  nearest_even: "rounding to nearest, ties to even,",
-  nearest_away: "rounding to nearest, ties away from zero,",
-  toward_zero: "rounding toward zero",
-  toward_positive: "rounding up (toward +inf)",
-  toward_negative: "rounding down (toward −inf)",
-  stochastic: "stochastic rounding",
+  nearest_even: new Phrase("rounding to nearest, ties to even,"),
+  nearest_away: new Phrase("rounding to nearest, ties away from zero,"),
+  toward_zero: new Phrase("rounding toward zero"),
+  toward_positive: new Phrase("rounding up (toward +inf)"),
+  toward_negative: new Phrase("rounding down (toward −inf)"),
+  stochastic: new Phrase("stochastic rounding"),
 };
 export const SHORT_DIGITS = 17; // a value in a sentence: exact where it is short, else this many digits after "≈"
 
@@ -39,7 +41,7 @@ export function short(x) {
 export function rule(done, rounding) {
   const { exact, result } = done, spec = result.encoding.spec, stored = result.encoding.value;
   const names = { name: spec.name, exact: short(exact.value), stored: short(stored) };
-  if (exact.special) return new Phrase(SPECIAL_RULES[exact.special]);
+  if (exact.special) return SPECIAL_RULES[exact.special];
   if (hasNoValue(exact, result)) {
     return new Phrase("%(exact)s has no value in %(name)s: it is stored as NaN (invalid operation).", names);
   }
@@ -53,16 +55,17 @@ export function rule(done, rounding) {
   if (!done.flags.includes("inexact")) {
     return new Phrase("%(exact)s is a value of %(name)s: the result is exact.", names);
   }
-  const named = { ...names, rounding: new Phrase(ROUNDING_NAMES[rounding]) };
+  const named = { ...names, rounding: ROUNDING_NAMES[rounding] };
   if (stored.kind === "finite" && stored.num === 0n && exact.value.num !== 0n) {
     return new Phrase("%(exact)s is too small for %(name)s: %(rounding)s it becomes %(stored)s (underflow).", named);
   }
   const [below, above] = neighbours(done);
-  return new Phrase(done.flags.includes("underflow")
-    ? "%(exact)s lies between the %(name)s values %(below)s and %(above)s, below its smallest normal value: "
-      + "%(rounding)s it becomes %(stored)s, with fewer significant bits (underflow)."
-    : "%(exact)s lies between the %(name)s values %(below)s and %(above)s: %(rounding)s it becomes %(stored)s.",
-  { ...named, below, above });
+  if (done.flags.includes("underflow")) {
+    return new Phrase("%(exact)s lies between the %(name)s values %(below)s and %(above)s, below its smallest normal "
+      + "value: %(rounding)s it becomes %(stored)s, with fewer significant bits (underflow).", { ...named, below, above });
+  }
+  return new Phrase("%(exact)s lies between the %(name)s values %(below)s and %(above)s: %(rounding)s it becomes "
+    + "%(stored)s.", { ...named, below, above });
 }
 
 /** Real.fraction: a finite value's signed rational; an error for inf and NaN, as in Python. */
