@@ -63,7 +63,9 @@ async ([cases, snapshot]) => {
     form.elements.format.value = c.format;
     fire("format");
     for (const box of form.querySelectorAll('input[name="method"]')) box.checked = c.methods.includes(box.value);
-    for (const name of ["a", "b", "promote_every", "step", "bits"]) form.elements[name].value = c[name];
+    for (const name of ["a", "b", "promote_every", "step", "bits", "n", "seed"]) {
+      if (name in c) form.elements[name].value = c[name];
+    }
     fire("a");
     const url = location.pathname + location.search;
     const mine = JSON.stringify(read(document));
@@ -104,7 +106,7 @@ def _case(rng: random.Random) -> dict:
             "bits": rng.choice(["", "", *offered, "pairwise"])}
 
 
-@pytest.mark.slow  # 45 cases, each with a fetch of the server's page: about 8 s
+@pytest.mark.slow  # 50 cases, each with a fetch of the server's page: about 3 s
 @pytest.mark.allowed_console_errors(r"422")  # the server's answer to the cases it refuses, fetched to compare
 def test_the_page_the_script_writes_is_the_page_the_server_renders(page: Page, browser_log: BrowserLog):
     rng = random.Random(FIXED_SEED)
@@ -114,7 +116,10 @@ def test_the_page_the_script_writes_is_the_page_the_server_renders(page: Page, b
               base | {"format": "float32", "a": "3e38 3e38", "b": "3e38 3e38", "bits": "kahan"},
               base | {"format": "float8_e4m3fn", "a": "448 448", "b": "448 448", "bits": "input_format"},
               base | {"a": "1 0x1p-11 0x1p-11", "b": "1 1 1", "bits": "v100", "step": "2"},
-              base | {"a": "1 zebra", "b": "1 2"}]
+              base | {"a": "1 zebra", "b": "1 2"}, base | {"a": "1 2", "b": ""},
+              base | {"a": "1 2", "b": "3 4", "n": "abc"}, base | {"a": "1 x", "b": "3 4", "n": "0"},
+              base | {"a": "1 2", "b": "3 4", "n": "1024", "seed": "-1"},
+              base | {"a": "1 2", "b": "3 4", "seed": "0", "step": "3"}]
     page.goto("/dot?format=float16&a=1&b=1")
     sent = len(browser_log.requests)
     differences = page.evaluate(AGREE, [cases, SNAPSHOT])
@@ -123,7 +128,7 @@ def test_the_page_the_script_writes_is_the_page_the_server_renders(page: Page, b
     assert all("/dot" in url for url in browser_log.requests[sent:])
 
 
-@pytest.mark.slow  # 8 cases of 4096 drawn elements, each with a fetch of the server's page: about 10 s
+@pytest.mark.slow  # 8 cases of 4096 drawn elements, each with a fetch of the server's page: about 2 s
 def test_drawn_vectors_of_4096_are_the_servers_in_every_format(page: Page, browser_log: BrowserLog):
     page.goto("/dot?n=4096&seed=7&distribution=outliers")
     rng = random.Random(f"{FIXED_SEED} drawn")
