@@ -5,7 +5,7 @@
 // promoted into FP32 every promote_every elements), pairwise and kahan in FP32, and the tensor-core models.
 
 import { InputError, quoted } from "./codec.js";
-import { add, fusedAdd, grid, isSpecial, negated, rounded, valueExponent } from "./dot_arithmetic.js";
+import { add, fusedAdd, grid, negated, rounded, valueExponent } from "./dot_arithmetic.js";
 import { codePoints } from "./codec_quote.js";
 
 export const DOT_FORMATS = ["float8_e4m3fn", "float8_e5m2", "float16", "bfloat16", "tfloat32", "float32"];
