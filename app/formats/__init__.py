@@ -66,9 +66,10 @@ from app.formats.dot_product import (
     dot_methods_for,
     dot_product,
 )
+from app.formats.dot_reading import ReadVector, read_items, read_vector, store_read, stored_vectors
 from app.formats.dot_steps import StepBits, TermBits, step_bits
 from app.formats.encoding import Encoding, Rounded, ValueClass
-from app.formats.exact import ROUNDED_DIGITS, Real, decimal, decimal_string, rounded_decimal
+from app.formats.exact import ROUNDED_DIGITS, Real, decimal, decimal_string, layout_decimal, rounded_decimal
 from app.formats.neighbours import next_down, next_up, ulp
 from app.formats.parse import (
     MAX_INPUT_LENGTH,
@@ -102,6 +103,12 @@ from app.formats.tensor_cores import TENSOR_CORES, TensorCore
 from app.messages import Phrase
 
 __all__ = [
+    "ReadVector",
+    "read_items",
+    "read_vector",
+    "store_read",
+    "stored_vectors",
+    "layout_decimal",
     "DEFAULT_PROMOTE_EVERY",
     "DOT_DISTRIBUTIONS",
     "DOT_FORMATS",

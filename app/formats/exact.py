@@ -198,6 +198,11 @@ def ten_to(n: int) -> int:
     return 5**n << n
 
 
+def layout_decimal(digits: str, point: int) -> str:
+    """int(digits) × 10^point written as exact strings are (plain from 1e-6 up to 1e21, scientific beyond)."""
+    return _layout(digits, point)
+
+
 def _layout(digits: str, point: int) -> str:
     """Place the decimal point: value = int(digits) * 10^point."""
     exp10 = point + len(digits) - 1  # exponent of the leading digit

@@ -25,7 +25,7 @@ FIRST_VISIT_PAGES = [
     "/visualise/nf4?preset=floor", "/embed/visualise/mxint8?preset=nan", "/visualise/float128?value=0.1",
     "/visualise/custom?exponent_bits=5&mantissa_bits=2&value=0.1", "/embed/compare?value=0.1", "/embed/train",
     "/el/learn/mixed-precision-training", "/el/visualise/nf4?preset=floor", "/arithmetic",
-    "/yo/arithmetic?format=float128&op=sqrt&a=2&step=mul:3&step=sqrt", "/embed/arithmetic",
+    "/yo/arithmetic?format=float128&op=sqrt&a=2&step=mul:3&step=sqrt", "/embed/arithmetic", "/dot",
 ]
 # The relative modules a script imports statically (`import {a} from "./codec.js"`, `import "./x.js"`), minified
 # or not: what the browser fetches before the script runs.

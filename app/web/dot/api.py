@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from app.deps import rate_limited
-from app.formats.dot_reading import ReadVector, read_items
+from app.formats import ReadVector, read_items
 from app.web.dot.figure import answer, compute
 from app.web.dot.schemas import DotAnswer, DotRequest
 from app.web.platform.schemas import UNREADABLE_BODY, refused

@@ -10,6 +10,7 @@ from typing import Any
 from app.formats import (
     FORMATS,
     DotProduct,
+    ReadVector,
     StepBits,
     StoredVector,
     TermBits,
@@ -17,10 +18,10 @@ from app.formats import (
     checked_dot_method,
     dot_methods_for,
     dot_product,
+    layout_decimal,
     step_bits,
+    stored_vectors,
 )
-from app.formats.dot_reading import ReadVector, stored_vectors
-from app.formats.exact import _layout
 
 
 @dataclass(frozen=True)
@@ -82,11 +83,11 @@ def stored_strings(stored: StoredVector, format_id: str) -> list[str]:
             elif -6 < lead <= 0:
                 text = "0." + "0" * -lead + digits
             else:
-                text = _layout(digits, e)
+                text = layout_decimal(digits, e)
         else:
             digits = str(magnitude << e)
             stripped = digits.rstrip("0")
-            text = _layout(stripped, len(digits) - len(stripped))
+            text = layout_decimal(stripped, len(digits) - len(stripped))
         seen[u] = text = "-" + text if u < 0 else text
         out.append(text)
     return out

@@ -26,8 +26,8 @@ from app.formats import (
     InputError,
     dot_methods_for,
     parse_dot_setting,
+    read_vector,
 )
-from app.formats.dot_reading import read_vector
 from app.web.dot.chart import chart
 from app.web.dot.data import page_figure_slots, page_slots
 from app.web.dot.figure import DotFigure, compute
@@ -42,7 +42,7 @@ from app.web.visualise.present import shown
 router = APIRouter()
 
 PATH = "/dot"
-DEFAULTS = {"format": "bfloat16", "distribution": "normal", "n": "1024", "seed": "0",
+DEFAULTS = {"format": "bfloat16", "distribution": "normal", "n": "64", "seed": "0",
             "promote_every": str(DEFAULT_PROMOTE_EVERY)}
 
 

@@ -84,8 +84,8 @@ class TermAnswer(BaseModel):
 class StepAnswer(BaseModel):
     """The bits of one step of one method: where it cut, and what it dropped."""
 
-    method: str
-    step: int
+    method: str = Field(description="the method whose step this is")
+    step: int = Field(description="the step asked for: the element count it ends at (1-based)")
     kind: str = Field(description="rounded_sum (the exact sum of two operands rounded once) or aligned_block (each "
                                   "term truncated at the cut, then summed and rounded)")
     first: int = Field(description="the first element this step adds (1-based)")
@@ -93,7 +93,8 @@ class StepAnswer(BaseModel):
     top: int = Field(description="the exponent of the first column")
     columns: int = Field(description="how many columns each bit string has")
     cut: int | None = Field(description="the exponent of the last bit kept; null where nothing is cut")
-    terms: list[TermAnswer]
+    terms: list[TermAnswer] = Field(description="each operand of the step: its bits on the columns, what was kept and "
+                                                "what dropped")
     exact_sum: str = Field(description="the exact sum of the operands as they entered")
     exact_sum_bits: TermAnswer = Field(description="that exact sum, on the same columns")
     result: TermAnswer = Field(description="the step's result")
@@ -105,7 +106,8 @@ class StepAnswer(BaseModel):
 class MethodAnswer(BaseModel):
     """One method's dot product and its error against the exact one."""
 
-    method: str
+    method: str = Field(description="the method's id: input_format, fp32, promoted, pairwise, kahan, v100, a100, "
+                                    "h100 or b200")
     name: str = Field(description="the method in words")
     output_format: str = Field(description="the format its result is stored in")
     value: str = Field(description="its result (exact string; inf, -inf or nan)")
@@ -120,17 +122,17 @@ class MethodAnswer(BaseModel):
 class DotAnswer(BaseModel):
     """A dot product of two stored vectors, accumulated several ways, against its exact value."""
 
-    format: str
+    format: str = Field(description="the input format the vectors are stored in")
     n: int = Field(description="the vectors' length")
     drawn: bool = Field(description="whether the vectors were drawn (else typed)")
     a: list[str] = Field(description="vector a as stored (exact strings)")
     b: list[str] = Field(description="vector b as stored (exact strings)")
     clamped: int = Field(description="values beyond the format's largest, stored as ± its largest")
     zeroed: int = Field(description="values that were not zero and were stored as zero")
-    promote_every: int
+    promote_every: int = Field(description="for promoted: elements between two promotions into FP32")
     exact: str = Field(description="the exact dot product of the stored vectors (exact string)")
     steps: list[int] = Field(description="the element counts the running errors are given at (at most 200)")
     exact_running: list[float] = Field(description="the exact running dot product at each of `steps` (≈)")
-    methods: list[MethodAnswer]
+    methods: list[MethodAnswer] = Field(description="each method asked for, in the order asked")
     step: StepAnswer | None = Field(description="the bits of the step asked for; null when none was asked, or for "
                                                 "pairwise summation")
