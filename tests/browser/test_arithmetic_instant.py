@@ -13,22 +13,12 @@ from playwright.sync_api import Browser, Page, expect
 
 from app.formats import OPERATIONS, OVERFLOW_POLICIES, ROUNDINGS, SCALAR_FORMATS
 from tests.browser.conftest import BrowserLog
+from tests.helpers.page_snapshot import snapshot
 
 FIXED_SEED = 20261208
 CASES = 36
 
-SNAPSHOT = """
-(root) => {
-  const visible = (node) => !node.closest("[hidden]");
-  const text = (el) => {
-    let out = "";
-    const walk = (node) => {
-      if (node.nodeType === 3) out += node.textContent;
-      else if (node.nodeType === 1 && !node.hasAttribute("hidden")) node.childNodes.forEach(walk);
-    };
-    walk(el);
-    return out.replace(/\\s+/g, " ").trim();
-  };
+SNAPSHOT = snapshot("root", """
   const error = root.querySelector("[data-error]");
   const result = root.querySelector("[data-arithmetic-result]");
   if (result.hidden) return { error: [text(error), error.getAttribute("role"), error.getAttribute("lang")] };
@@ -41,8 +31,7 @@ SNAPSHOT = """
     titles: [...result.querySelectorAll("[title]")].filter(visible).map((el) => el.title),
     flags: [...result.querySelectorAll("li[data-flag]")].map((li) => li.dataset.raised),
   };
-}
-"""
+""")
 
 # For each case: set the form as a person would, let the script update the page, read it; then fetch the server's
 # page for the URL the script left and read that. Only the cases that differ come back.

@@ -29,24 +29,14 @@ from app.formats import (
     quantize_blocks,
 )
 from tests.browser.conftest import BrowserLog
+from tests.helpers.page_snapshot import snapshot
 
 FIXED_SEED = 20250611
 CASES = 40  # random inputs, each in a random rounding mode and overflow policy, besides every mode × policy
 
 # What a view is made of, read the same way from the live page and from the server's HTML: the visible text of
 # each row (hidden parts skipped), every bit, link and title, each bar's kind, width and words, and the axis.
-SNAPSHOT = """
-(root) => {
-  const visible = (node) => !node.closest("[hidden]");
-  const text = (el) => {
-    let out = "";
-    const walk = (node) => {
-      if (node.nodeType === 3) out += node.textContent;
-      else if (node.nodeType === 1 && !node.hasAttribute("hidden")) node.childNodes.forEach(walk);
-    };
-    walk(el);
-    return out.replace(/\\s+/g, " ").trim();
-  };
+SNAPSHOT = snapshot("root", """
   const rows = [...root.querySelectorAll("tr[data-format], tr[data-block-format]")].map((row) => ({
     id: row.dataset.format || "block " + row.dataset.blockFormat,
     text: text(row),
@@ -70,8 +60,7 @@ SNAPSHOT = """
     axis: result.hidden ? [] : [...root.querySelectorAll("[data-axis] text")].map((t) =>
       [parseFloat(t.getAttribute("x")), t.getAttribute("text-anchor"), t.textContent]),
   };
-}
-"""
+""")
 
 # For each case: set the form as a person would, let the script update the page, read it; then fetch the
 # server's page for the URL the script left and read that. Only the cases that differ come back.

@@ -15,22 +15,12 @@ from playwright.sync_api import Browser, Page, expect
 
 from app.formats import DOT_FORMATS, DOT_METHODS, dot_methods_for
 from tests.browser.conftest import BrowserLog
+from tests.helpers.page_snapshot import snapshot
 
 FIXED_SEED = 20261208
 
-SNAPSHOT = """
-(doc) => {
+SNAPSHOT = snapshot("doc", """
   const root = doc.getElementById("dot-figure");
-  const visible = (node) => !node.closest("[hidden]");
-  const text = (el) => {
-    let out = "";
-    const walk = (node) => {
-      if (node.nodeType === 3) out += node.textContent;
-      else if (node.nodeType === 1 && !node.hasAttribute("hidden")) node.childNodes.forEach(walk);
-    };
-    walk(el);
-    return out.replace(/\\s+/g, " ").trim();
-  };
   const error = root.querySelector("[data-error]");
   const result = root.querySelector("[data-dot-result]");
   if (result.hidden) return { error: [text(error), error.getAttribute("role"), error.getAttribute("lang")] };
@@ -48,8 +38,7 @@ SNAPSHOT = """
       ...[...svg.querySelectorAll("text")].map((t) => attrs(t, ["x", "y"]) + t.textContent)],
     sources: text(doc.querySelector("[data-sources]")),
   };
-}
-"""
+""")
 
 # For each case: set the form as a person would, let the script update the page, read it; then fetch the server's
 # page for the URL the script left and read that. Only the cases that differ come back.

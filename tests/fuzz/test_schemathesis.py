@@ -103,6 +103,11 @@ def map_case(ctx: HookContext, case: schemathesis.Case) -> schemathesis.Case:
 DOT = "/api/dot"  # both vectors or neither, as many numbers in each, and a step within their length
 
 
+def _is_whole(x: object) -> bool:
+    """Whether x is a whole number as JSON Schema counts one: 527, and 527.0 too."""
+    return type(x) is int or (type(x) is float and x.is_integer())
+
+
 def _dot_within(body: dict[str, Any]) -> dict[str, Any]:
     """A dot product's body with its vectors paired (the shorter one's length, or the one given twice) and its step
     at most their length; what is not a list or a plain number is left as it is."""
@@ -115,8 +120,9 @@ def _dot_within(body: dict[str, Any]) -> dict[str, Any]:
         a = b
     body = {**body, "a": a, "b": b} if isinstance(a, list) and isinstance(b, list) else body
     length = len(a) if isinstance(a, list) else body.get("n", 256)
-    if type(body.get("step")) is int and type(length) is int and length >= 1 and body["step"] > length:
-        body = {**body, "step": length}
+    step = body.get("step")
+    if _is_whole(step) and _is_whole(length) and length >= 1 and step > length:
+        body = {**body, "step": int(length)}
     return body
 
 

@@ -8,19 +8,23 @@ from dataclasses import dataclass
 from app.formats import (
     ARITY,
     CUSTOM_ID,
+    FORMATS,
     MAX_STEPS,
+    SCALAR_FORMATS,
     ChainStep,
     FormatSpec,
     InputError,
     Phrase,
     RawBits,
     Real,
+    UnknownFormatError,
     decode,
     operation,
     parse_bits,
     parse_chain_step,
     parse_value,
 )
+from app.refusal import quoted
 from app.web.platform.catalogs import N_
 from app.web.visualise.inputs import custom_layout, scalar_format
 
@@ -41,6 +45,9 @@ def formats(format_id: str, result_format: str | None, layout: Layout) -> tuple[
     def one(format_id: str) -> FormatSpec:
         if format_id == CUSTOM_ID:
             return custom_layout(layout.exponent_bits, layout.mantissa_bits, layout.bias, layout.nan_style)
+        if format_id not in FORMATS:  # the scalar formats named, not every id: a sentence short enough to read
+            raise UnknownFormatError(template=N_("Unknown format %(input)s; choose one of: %(formats)s."),
+                                     params={"input": quoted(format_id[:40]), "formats": SCALAR_IDS})
         return scalar_format(format_id)
 
     spec = one(format_id)
@@ -48,6 +55,7 @@ def formats(format_id: str, result_format: str | None, layout: Layout) -> tuple[
 
 
 NAMES = ("a", "b", "c")
+SCALAR_IDS = ", ".join([*(spec.id for spec in SCALAR_FORMATS), CUSTOM_ID])
 
 
 def operands(op: str, texts: tuple[str | None, ...], spec: FormatSpec) -> tuple[Real, ...]:
