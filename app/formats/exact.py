@@ -146,9 +146,9 @@ def _decimal(kept: _Kept) -> tuple[str, bool]:
         return "0", True
     factors = _twos_and_fives(x.denominator)
     if factors and _significant_digits_bound(x, *factors) <= MAX_EXACT_DIGITS:
-        return _layout(*_exact_digits(x, *factors)), True
+        return layout_decimal(*_exact_digits(x, *factors)), True
     digits, point, exact = _rounded_digits(x, ROUNDED_DIGITS)
-    return _layout(digits, point), exact
+    return layout_decimal(digits, point), exact
 
 
 def decimal_string(x: Fraction) -> str:
@@ -158,7 +158,7 @@ def decimal_string(x: Fraction) -> str:
 
 def rounded_decimal(x: Fraction, count: int) -> str:
     """x >= 0 to `count` significant digits, rounded half-even (with no "≈": the caller says it is rounded)."""
-    return "0" if x == 0 else _layout(*_rounded_digits(x, count)[:2])
+    return "0" if x == 0 else layout_decimal(*_rounded_digits(x, count)[:2])
 
 
 def _exact_digits(x: Fraction, twos: int, fives: int) -> tuple[str, int]:
@@ -200,11 +200,6 @@ def ten_to(n: int) -> int:
 
 def layout_decimal(digits: str, point: int) -> str:
     """int(digits) × 10^point written as exact strings are (plain from 1e-6 up to 1e21, scientific beyond)."""
-    return _layout(digits, point)
-
-
-def _layout(digits: str, point: int) -> str:
-    """Place the decimal point: value = int(digits) * 10^point."""
     exp10 = point + len(digits) - 1  # exponent of the leading digit
     if -7 < exp10 < 21:
         if point >= 0:

@@ -9,7 +9,7 @@ import { runChain } from "./arithmetic_chain.js";
 import { fillChain, fillOperation } from "./arithmetic_fill.js";
 import { operands, tape } from "./arithmetic_inputs.js";
 import { InputError, seedValue } from "./codec.js";
-import { quote } from "./urls.js";
+import { arithmeticUrl } from "./urls.js";
 import { setAttr, setText } from "./view_slots.js";
 import { learn } from "./words.js";
 
@@ -48,14 +48,13 @@ function seedOf(choice, editingSeed) {
   return seed;
 }
 
-/** The page's own URL for the form (present.arithmetic_url's rules), so that a shared link restores it. */
+/** The page's own URL for the form (urls.js arithmeticUrl, as the server's present.arithmetic_url writes it; a
+ * box of spaces only is empty), so that a shared link restores it. */
 function pageUrl(choice) {
-  const defaults = { rounding: "nearest_even", overflow: "format_default" };
   const pairs = [["format", choice.format], ...data.layout, ["op", choice.op], ["a", choice.a], ["b", choice.b],
     ["c", choice.c], ["result_format", choice.resultFormat], ["rounding", choice.rounding],
     ["overflow", choice.overflow], ["seed", choice.seedText], ...choice.steps.map((s) => ["step", s])];
-  const params = pairs.filter(([k, v]) => v.trim() !== "" && v !== defaults[k]).map(([k, v]) => `${k}=${quote(v)}`);
-  return `${location.pathname}${params.length ? `?${params.join("&")}` : ""}${location.hash}`;
+  return arithmeticUrl(data.prefix, pairs.filter(([, v]) => v.trim() !== "")) + location.hash;
 }
 
 /** The refusal's sentence in the page's language, or none; marked English where the catalog lacks it. */
