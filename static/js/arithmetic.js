@@ -8,7 +8,7 @@ import { operate } from "./arithmetic_core.js";
 import { runChain } from "./arithmetic_chain.js";
 import { fillChain, fillOperation } from "./arithmetic_fill.js";
 import { operands, tape } from "./arithmetic_inputs.js";
-import { InputError, seedValue } from "./codec.js";
+import { InputError, seedValue, shownSeed } from "./codec.js";
 import { arithmeticUrl } from "./urls.js";
 import { setAttr, setText } from "./view_slots.js";
 import { learn } from "./words.js";
@@ -22,7 +22,6 @@ const form = document.querySelector("[data-arithmetic-form]");
 const field = (name) => form.elements.namedItem(name);
 const root = document.querySelector("[data-arithmetic-figure]");
 const result = root.querySelector("[data-arithmetic-result]"), errorLine = root.querySelector("[data-error]");
-const MAX_SEED = (1n << 63n) - 1n;
 const state = { drawn: null }; // a seed drawn here for stochastic rounding while the seed box is empty
 
 /** The form as typed. */
@@ -33,16 +32,11 @@ function typed() {
     overflow: field("overflow").value, seedText: field("seed").value, steps };
 }
 
-function randomSeed() {
-  const words = crypto.getRandomValues(new Uint32Array(2));
-  return ((BigInt(words[0]) << 32n) | BigInt(words[1])) & MAX_SEED;
-}
-
 /** The seed of stochastic rounding: typed, or drawn here and shown (unless the visitor is clearing the box). */
 function seedOf(choice, editingSeed) {
   let seed = seedValue(choice.seedText);
   if (seed === null && choice.rounding === "stochastic") {
-    seed = state.drawn ??= randomSeed();
+    seed = state.drawn ??= shownSeed();
     if (!editingSeed) field("seed").value = choice.seedText = String(seed);
   }
   return seed;
@@ -75,10 +69,12 @@ function render(event) {
     const spec = specs.get(choice.format), resultSpec = specs.get(choice.resultFormat || choice.format);
     const links = { prefix: data.prefix, rounding: choice.rounding, overflow: choice.overflow };
     const values = operands(choice.op, [choice.a, choice.b, choice.c], spec);
-    const done = operate(choice.op, values, spec, resultSpec, choice.rounding, choice.overflow, seed);
     const steps = choice.steps.filter((s) => s.trim() !== "");
+    // the tape's first step is the operation itself, its draws the same: it is not done twice
     const chain = steps.length ? runChain(values[0], tape(choice.op, choice.b, steps), spec, resultSpec,
       choice.rounding, choice.overflow, seed) : null;
+    const done = chain ? chain.steps[0]
+      : operate(choice.op, values, spec, resultSpec, choice.rounding, choice.overflow, seed);
     fillOperation(root, done, { operand: spec, result: resultSpec }, links);
     fillChain(root, chain, resultSpec, links);
     showError(null);

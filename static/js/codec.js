@@ -113,6 +113,9 @@ export function stochasticOdds(spec, x, overflow = "format_default") {
   return x.negative ? { down: outer, up: inner, pUp: rest } : { down: inner, up: outer, pUp: p };
 }
 
+/** A fresh seed a page shows and puts in its address: 0 to 2^63 − 1, as the server's seeds (inputs.MAX_SEED). */
+export const shownSeed = () => randomSeed() & ((1n << 63n) - 1n);
+
 export function randomSeed() {
   const words = crypto.getRandomValues(new Uint32Array(2));
   return (BigInt(words[0]) << 32n) | BigInt(words[1]);

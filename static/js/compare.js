@@ -6,7 +6,7 @@
 // and shows the variants that apply, in the page's language (its words are the page's own; a decimal comma is
 // read where the language writes one). tests/browser/test_compare_instant.py holds the two renders together.
 
-import { InputError, parseNumber, seedValue, shown } from "./codec.js";
+import { InputError, parseNumber, seedValue, shown, shownSeed } from "./codec.js";
 import { drawChart } from "./compare_chart.js";
 import { blockRows, scalarRow } from "./compare_rows.js";
 import { typedNumber } from "./decimal_comma.js";
@@ -32,13 +32,7 @@ const view = {
   scalars: [...root.querySelectorAll("tr[data-format]")], blocks: [...root.querySelectorAll("tr[data-block-format]")],
   chart: root.querySelector("[data-chart]"), words: wordsOf(root),
 };
-const MAX_SEED = (1n << 63n) - 1n;
 const state = { drawn: null }; // a seed drawn here for stochastic rounding while the seed box is empty
-
-function randomSeed() {
-  const words = crypto.getRandomValues(new Uint32Array(2));
-  return ((BigInt(words[0]) << 32n) | BigInt(words[1])) & MAX_SEED;
-}
 
 /** The form as typed: {value, rounding, overflow, seedText}. */
 function typed() {
@@ -51,7 +45,7 @@ function typed() {
 function seedOf(choice, editingSeed) {
   let seed = seedValue(choice.seedText);
   if (seed === null && choice.rounding === "stochastic") {
-    seed = state.drawn ??= randomSeed();
+    seed = state.drawn ??= shownSeed();
     if (!editingSeed) field("seed").value = choice.seedText = String(seed);
   }
   return seed;

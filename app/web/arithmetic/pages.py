@@ -86,12 +86,12 @@ def _figure(spec: FormatSpec, result_spec: FormatSpec, op: str, texts: tuple[str
             mode: Rounding, policy: OverflowPolicy, seed: int | None, prefix: str) -> tuple[ResultView, list[ChainRow]]:
     """The operation's figure, and the tape's rows where steps continue it."""
     operands = inputs.operands(op, tuple(typed_number(t) for t in texts), spec)  # 0,1 on a Turkish page
-    view = result_view(operate(op, operands, spec, result_spec, mode, policy, seed), mode, policy, prefix)
     if not steps:
-        return view, []
+        return result_view(operate(op, operands, spec, result_spec, mode, policy, seed), mode, policy, prefix), []
+    # the tape's first step is the operation itself, its draws the same: it is not done twice
     tape = run_chain(operands[0], _tape(op, texts[1], [typed_number(s) for s in steps]), spec, result_spec, mode,
                      policy, seed)
-    return view, chain_rows(tape, mode, policy, prefix)
+    return result_view(tape.steps[0], mode, policy, prefix), chain_rows(tape, mode, policy, prefix)
 
 
 @router.get(PATH, include_in_schema=False)
